@@ -1,0 +1,3 @@
+from gbsite.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,128 @@
+"""Command line: `gbsite COMMAND ...`. Exit codes: 0 ok, 1 problems found (check), 2 bad input."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from gbsite import __version__
+from gbsite import config as config_mod
+from gbsite.errors import GbsiteError
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_ERROR = 2
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _config(args: argparse.Namespace) -> config_mod.Config:
+    return config_mod.load(args.root)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from gbsite import importer, registry
+
+    cfg = _config(args)
+    reg = registry.load(cfg.registry_dir, must_exist=False)
+    snapshot = importer.read_source(args.source)
+    new, result = importer.import_snapshot(reg, snapshot, args.label)
+    if result.skipped_reason:
+        print(f"{args.source}: {result.skipped_reason}")
+        return EXIT_OK
+    written = registry.save(new, cfg.registry_dir)
+    print(
+        f"imported {result.label}: {len(snapshot.texts)} ids "
+        f"({len(result.added)} new, {len(result.changed)} changed, {len(result.removed)} removed); "
+        f"{len(written)} files written"
+    )
+    for title, ids in (
+        ("new", result.added),
+        ("changed", result.changed),
+        ("removed", result.removed),
+    ):
+        if ids and args.verbose:
+            print(f"  {title}: {' '.join(ids)}")
+    return EXIT_OK
+
+
+def cmd_export_json(args: argparse.Namespace) -> int:
+    from gbsite import importer, registry
+    from gbsite.fsutil import write_atomic
+
+    cfg = _config(args)
+    text = importer.dumps_upstream(registry.load(cfg.registry_dir))
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        write_atomic(Path(args.output), text.encode("utf-8"))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gbsite",
+        description="Build the documentation site for PyTorch's graph-break registry.",
+        epilog="Run `gbsite COMMAND --help` for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"gbsite {__version__}")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="project folder (default: the nearest folder upwards with gbsite.toml)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser(
+        "import",
+        help="import an upstream registry snapshot into registry/",
+        description="Import PyTorch's graph_break_registry.json (a file, an http(s) URL, or a "
+        "PyTorch wheel) into registry/, updating each id's release history. Import releases "
+        "oldest first; importing the same snapshot again changes nothing.",
+    )
+    p.add_argument("source", help="registry JSON file, http(s) URL, or torch-*.whl")
+    p.add_argument(
+        "--label",
+        help="release label, e.g. 2.15.0 or main@2026-11-20 "
+        "(default: the version in a wheel's or torch-X.Y.Z.json file's name)",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="list the ids that changed")
+    p.set_defaults(handler=cmd_import)
+
+    p = sub.add_parser(
+        "export-json",
+        help="write the newest snapshot back in upstream JSON shape",
+        description="Write the newest imported snapshot as PyTorch's graph_break_registry.json "
+        "(ids removed upstream are left out).",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="output file (default: stdout)")
+    p.set_defaults(handler=cmd_export_json)
+
+    for register in _EXTRA_COMMANDS:
+        register(sub)
+    return parser
+
+
+# Commands defined in their own modules add themselves here (see the end of this file).
+_EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except GbsiteError as exc:
+        for problem in exc.problems:
+            print(f"gbsite: {problem}" if problem.path is None else str(problem), file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("gbsite: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `gbsite export-json | head`
+        return EXIT_OK

@@ -1,0 +1,131 @@
+"""Project configuration: `gbsite.toml` at the project root, found like `mkdocs.yml` is."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from gbsite.errors import GbsiteError, Problem
+
+CONFIG_NAME = "gbsite.toml"
+
+# Every setting with its default; the table documents the file (README "Configuration").
+DEFAULTS: dict[str, dict[str, str]] = {
+    "site": {
+        "title": "torch.compile graph breaks",
+        "url": "https://meta-pytorch.github.io/compile-graph-break-site/",
+        "repository": "meta-pytorch/compile-graph-break-site",
+        "branch": "main",
+    },
+    "paths": {
+        "registry": "registry",
+        "docs": "docs/gb",
+        "templates": "templates",
+        "output": "site",
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    root: Path
+    file: Path
+    title: str
+    site_url: str  # absolute, ends with "/"
+    repository: str  # owner/name on GitHub
+    branch: str
+    registry_dir: Path
+    docs_dir: Path
+    templates_dir: Path
+    output_dir: Path
+
+    def edit_url(self, doc: Path) -> str:
+        rel = doc.relative_to(self.root).as_posix()
+        return f"https://github.com/{self.repository}/edit/{self.branch}/{rel}"
+
+    def source_url(self, doc: Path) -> str:
+        rel = doc.relative_to(self.root).as_posix()
+        return f"https://github.com/{self.repository}/blob/{self.branch}/{rel}"
+
+
+def find_root(start: Path) -> Path:
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    raise GbsiteError(
+        f"no {CONFIG_NAME} in {start} or any parent folder; "
+        "run gbsite inside the project or pass --root"
+    )
+
+
+def _line_of(text: str, key: str) -> int | None:
+    match = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def load(root: Path | None = None) -> Config:
+    root = (root or find_root(Path.cwd())).resolve()
+    file = root / CONFIG_NAME
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GbsiteError.at(file, None, "not found; is this a gbsite project?") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GbsiteError.at(file, None, f"cannot read: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        msg = str(exc).split(" (at line")[0]
+        raise GbsiteError.at(file, line, f"invalid TOML: {msg}") from None
+
+    problems: list[Problem] = []
+    values: dict[str, dict[str, str]] = {}
+    for table, value in data.items():
+        if table not in DEFAULTS:
+            problems.append(Problem(f"unknown table [{table}]", file, _line_of(text, table)))
+            continue
+        if not isinstance(value, dict):
+            problems.append(Problem(f"{table} must be a table", file, _line_of(text, table)))
+            continue
+        for key, item in value.items():
+            if key not in DEFAULTS[table]:
+                known = ", ".join(DEFAULTS[table])
+                problems.append(
+                    Problem(
+                        f"unknown setting {table}.{key} (known: {known})", file, _line_of(text, key)
+                    )
+                )
+            elif not isinstance(item, str) or not item:
+                problems.append(
+                    Problem(f"{table}.{key} must be a non-empty string", file, _line_of(text, key))
+                )
+            else:
+                values.setdefault(table, {})[key] = item
+    site = {**DEFAULTS["site"], **values.get("site", {})}
+    paths = {**DEFAULTS["paths"], **values.get("paths", {})}
+    if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", site["url"]):
+        problems.append(
+            Problem("site.url must be an absolute http(s) URL", file, _line_of(text, "url"))
+        )
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", site["repository"]):
+        problems.append(
+            Problem("site.repository must look like owner/name", file, _line_of(text, "repository"))
+        )
+    if problems:
+        raise GbsiteError(problems)
+    url = site["url"] if site["url"].endswith("/") else site["url"] + "/"
+    return Config(
+        root=root,
+        file=file,
+        title=site["title"],
+        site_url=url,
+        repository=site["repository"],
+        branch=site["branch"],
+        registry_dir=root / paths["registry"],
+        docs_dir=root / paths["docs"],
+        templates_dir=root / paths["templates"],
+        output_dir=root / paths["output"],
+    )

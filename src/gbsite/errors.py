@@ -1,0 +1,55 @@
+"""Errors a user can cause, reported as ``path:line: message`` with no traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with the input, located as precisely as we can."""
+
+    message: str
+    path: Path | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        if self.path is None:
+            return self.message
+        where = display_path(self.path)
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.message}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "path": display_path(self.path) if self.path else None,
+            "line": self.line,
+            "message": self.message,
+        }
+
+
+def display_path(path: Path) -> str:
+    """Paths relative to the working directory when possible, as editors and CI logs expect."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+class GbsiteError(Exception):
+    """Raised for bad input; the CLI prints each problem on one line and exits 2."""
+
+    def __init__(self, problems: Iterable[Problem] | Problem | str) -> None:
+        if isinstance(problems, str):
+            problems = [Problem(problems)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+    @classmethod
+    def at(cls, path: Path | None, line: int | None, message: str) -> GbsiteError:
+        return cls(Problem(message, path, line))

@@ -1,0 +1,286 @@
+"""`gbsite import`: read an upstream registry snapshot and merge it into `registry/`.
+
+The lifecycle of each id is derived from importing snapshots in release order, so snapshots must
+arrive oldest first; an older one is refused rather than guessed into place.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import re
+import urllib.error
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gbsite.errors import GbsiteError, Problem
+from gbsite.model import GB_ID, Entry, Registry, Revision, Source, Text
+from gbsite.registry import LABEL
+
+WHEEL_MEMBER = "torch/_dynamo/graph_break_registry.json"
+UPSTREAM_KEYS = ("Gb_type", "Context", "Explanation", "Hints")
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?(?:(a|b|rc)(\d+))?")
+_DATED = re.compile(r"[A-Za-z]+@(\d{4}-\d{2}-\d{2})")
+_PRE = {"a": 0, "b": 1, "rc": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A parsed upstream registry file: id -> texts, newest first."""
+
+    origin: str  # what the user gave us, for messages
+    label: str | None  # inferred from a wheel or file name, if possible
+    sha256: str
+    texts: dict[str, list[Text]]
+
+    @property
+    def items(self) -> int:
+        return sum(len(v) for v in self.texts.values())
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    label: str
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+    skipped_reason: str | None = None
+
+
+def _label_from_name(name: str) -> str | None:
+    """`torch-2.15.0-cp312-...whl` or `torch-2.15.0.json` -> `2.15.0` (local `+cpu` dropped)."""
+    match = re.match(r"torch-(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?)(?:\+[\w.]+)?[-.]", name)
+    return match.group(1) if match else None
+
+
+def read_source(source: str) -> Snapshot:
+    """Read a registry JSON file (optionally gzipped), an http(s) URL of one, or a PyTorch wheel.
+
+    The sha256 is of the JSON itself, so a gzipped copy is recognised as the same snapshot.
+    """
+    name = source.rsplit("/", 1)[-1].split("?")[0]
+    if re.match(r"https?://", source):
+        data = _download(source)
+        origin_path = None
+    else:
+        origin_path = Path(source)
+        try:
+            data = origin_path.read_bytes()
+        except FileNotFoundError:
+            raise GbsiteError.at(origin_path, None, "no such file") from None
+        except OSError as exc:
+            raise GbsiteError.at(origin_path, None, f"cannot read: {exc.strerror}") from None
+    where = origin_path or Path(source)
+    if name.endswith(".whl"):
+        data = _from_wheel(where, data)
+    elif data[:2] == b"\x1f\x8b":  # gzip magic: the compressed copies under tests/data/upstream
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise GbsiteError.at(where, None, f"corrupt gzip file: {exc}") from None
+    texts = parse_registry_json(where, data)
+    return Snapshot(source, _label_from_name(name), hashlib.sha256(data).hexdigest(), texts)
+
+
+def _download(url: str) -> bytes:
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            data: bytes = response.read()
+            return data
+    except urllib.error.HTTPError as exc:
+        raise GbsiteError(f"{url}: download failed: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise GbsiteError(f"{url}: download failed: {reason}") from None
+
+
+def _from_wheel(where: Path, data: bytes) -> bytes:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as wheel:
+            return wheel.read(WHEEL_MEMBER)
+    except KeyError:
+        raise GbsiteError.at(
+            where, None, f"wheel has no {WHEEL_MEMBER}; is it a PyTorch wheel?"
+        ) from None
+    except zipfile.BadZipFile:
+        raise GbsiteError.at(where, None, "not a valid wheel (zip) file") from None
+
+
+def _key_line(raw: str, key: str) -> int | None:
+    match = re.search(rf'"{re.escape(key)}"\s*:', raw)
+    return raw.count("\n", 0, match.start()) + 1 if match else None
+
+
+def parse_registry_json(path: Path, data: bytes) -> dict[str, list[Text]]:
+    """Validate the upstream shape strictly: any surprise there is better reported than guessed."""
+    try:
+        raw = data.decode("utf-8")
+        doc = json.loads(raw)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise GbsiteError.at(path, line, "invalid UTF-8 in registry JSON") from None
+    except json.JSONDecodeError as exc:
+        raise GbsiteError.at(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    if not isinstance(doc, dict):
+        raise GbsiteError.at(path, 1, "expected a JSON object keyed by graph-break id")
+    problems: list[Problem] = []
+    out: dict[str, list[Text]] = {}
+    for gb_id, items in doc.items():
+
+        def bad(message: str, gb_id: str = gb_id) -> None:
+            problems.append(Problem(f"{gb_id}: {message}", path, _key_line(raw, gb_id)))
+
+        if not GB_ID.fullmatch(gb_id):
+            bad("not a graph-break id (expected GB followed by four digits)")
+            continue
+        if not isinstance(items, list) or not items:
+            bad("expected a non-empty list of items")
+            continue
+        texts: list[Text] = []
+        for i, item in enumerate(items):
+            if not isinstance(item, dict) or set(item) != set(UPSTREAM_KEYS):
+                keys = sorted(item) if isinstance(item, dict) else type(item).__name__
+                bad(f"item {i} must have exactly the keys {', '.join(UPSTREAM_KEYS)} (has {keys})")
+                continue
+            strings = [item[k] for k in UPSTREAM_KEYS[:3]]
+            hints = item["Hints"]
+            if not all(isinstance(s, str) for s in strings):
+                bad(f"item {i}: Gb_type, Context and Explanation must be strings")
+                continue
+            if not isinstance(hints, list) or not all(isinstance(h, str) for h in hints):
+                bad(f"item {i}: Hints must be a list of strings")
+                continue
+            texts.append(Text(strings[0], strings[1], strings[2], tuple(hints)))
+        out[gb_id] = texts
+    if problems:
+        raise GbsiteError(problems)
+    return out
+
+
+def _version_key(label: str) -> tuple[int, ...] | None:
+    match = _VERSION.fullmatch(label.split("+")[0])
+    if match is None:
+        return None
+    major, minor, patch, pre, pre_n = match.groups()
+    pre_key = (_PRE[pre], int(pre_n)) if pre else (3, 0)  # a < b < rc < final
+    return (int(major), int(minor), int(patch or 0), *pre_key)
+
+
+def check_order(registry: Registry, label: str) -> None:
+    """Refuse a snapshot older than one already imported: its lifecycle would be wrong."""
+    for kind, key in (("release", _version_key), ("snapshot", _dated_key)):
+        new = key(label)
+        if new is None:
+            continue
+        newer = [s.label for s in registry.sources if (k := key(s.label)) is not None and k > new]
+        if newer:
+            raise GbsiteError(
+                f"cannot import {kind} {label} after {newer[-1]}: snapshots must be imported "
+                "oldest first, because each id's lifecycle is derived from the import order. "
+                "To insert an older release, import all of them again in order into an empty "
+                "registry (see README, 'Rebuilding the registry')."
+            )
+
+
+def _dated_key(label: str) -> tuple[int, ...] | None:
+    match = _DATED.fullmatch(label)
+    return tuple(int(part) for part in match.group(1).split("-")) if match else None
+
+
+def merge(registry: Registry, snapshot: Snapshot, label: str) -> tuple[Registry, ImportResult]:
+    """Return the registry with `snapshot` imported as release `label`, and what changed."""
+    labels = registry.labels
+    previous = labels[-1] if labels else None
+    added: list[str] = []
+    changed: list[str] = []
+    removed: list[str] = []
+    entries: dict[str, Entry] = {}
+    for gb_id in sorted(set(registry.entries) | set(snapshot.texts)):
+        old = registry.entries.get(gb_id)
+        texts = snapshot.texts.get(gb_id)
+        if texts is None:
+            assert old is not None
+            if old.removed is None:
+                removed.append(gb_id)
+                old = Entry(old.id, old.added, label, old.history, old.replaced)
+            entries[gb_id] = old
+        elif old is None:
+            added.append(gb_id)
+            history = [Revision(t, label if i == 0 else None) for i, t in enumerate(texts)]
+            entries[gb_id] = Entry(gb_id, label, None, history)
+        else:
+            last_present = (
+                previous if old.removed is None else labels[labels.index(old.removed) - 1]
+            )
+            entry = _merge_entry(old, texts, label, last_present)
+            if entry.current != old.current or old.removed is not None:
+                changed.append(gb_id)
+            entries[gb_id] = entry
+    source = Source(label, snapshot.sha256, len(snapshot.texts), snapshot.items)
+    new = Registry([*registry.sources, source], entries, registry.categories)
+    return new, ImportResult(label, added, changed, removed)
+
+
+def _merge_entry(old: Entry, texts: list[Text], label: str, last_present: str | None) -> Entry:
+    # Texts are matched by content, as a multiset: upstream lists can hold the same text twice
+    # (after rewriting an old item in place), and their positions carry no identity.
+    pool: list[tuple[Revision, bool]] = [(r, False) for r in old.history]
+    pool += [(r, True) for r in old.replaced]
+    history: list[Revision] = []
+    for i, text in enumerate(texts):
+        match = next((p for p in pool if p[0].text == text), None)
+        since = None
+        if match is not None:
+            pool.remove(match)
+            since = match[0].current_since
+        if i == 0 and (match is None or match[0] is not old.history[0]):
+            since = label  # it became the current text in this release
+        history.append(Revision(text, since))
+    # What upstream no longer lists is kept, newest first, with the last release that had it.
+    replaced = [Revision(r.text, r.current_since, last_present) for r, was in pool if not was]
+    replaced += [r for r, was in pool if was]
+    return Entry(old.id, old.added, None, history, replaced)
+
+
+def import_snapshot(
+    registry: Registry, snapshot: Snapshot, label: str | None
+) -> tuple[Registry, ImportResult]:
+    label = label or snapshot.label
+    if label is None:
+        raise GbsiteError(
+            f"{snapshot.origin}: cannot tell which release this is; pass --label "
+            "(for example --label 2.15.0, or --label main@2026-11-20 for a snapshot of main)"
+        )
+    if not LABEL.fullmatch(label):
+        raise GbsiteError(f"--label {label!r}: use letters, digits and . + _ @ - only")
+    for source in registry.sources:
+        if source.sha256 == snapshot.sha256:
+            return registry, ImportResult(
+                label, [], [], [], f"identical to {source.label}, already imported; nothing to do"
+            )
+        if source.label == label:
+            raise GbsiteError(
+                f"{snapshot.origin}: a different snapshot was already imported as {label}; "
+                "choose another --label"
+            )
+    check_order(registry, label)
+    return merge(registry, snapshot, label)
+
+
+def upstream_json(registry: Registry) -> dict[str, Any]:
+    """The newest snapshot in upstream's shape: current ids, their whole upstream lists."""
+    return {
+        gb_id: [rev.text.to_upstream() for rev in entry.history]
+        for gb_id, entry in registry.entries.items()
+        if not entry.is_removed
+    }
+
+
+def dumps_upstream(registry: Registry) -> str:
+    # indent=2 without ASCII escaping is the formatting PyTorch's own file uses.
+    return json.dumps(upstream_json(registry), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,103 @@
+"""The registry as plain data: what `registry/` stores, nothing derived."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# An id is also a file name and a URL path segment, so nothing else may pass.
+GB_ID = re.compile(r"GB[0-9]{4}")
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """One upstream registry item: the wording of a graph break at some point in time."""
+
+    gb_type: str
+    context: str
+    explanation: str
+    hints: tuple[str, ...]
+
+    def to_upstream(self) -> dict[str, object]:
+        """The item in the shape of PyTorch's graph_break_registry.json."""
+        return {
+            "Gb_type": self.gb_type,
+            "Context": self.context,
+            "Explanation": self.explanation,
+            "Hints": list(self.hints),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """A text with when it was current.
+
+    ``current_since`` is the first imported release in which this text was the id's current
+    (first) item, or None if it never was in any imported release. ``last_seen`` is set only for
+    texts upstream no longer lists (it rewrote them in place): the last release that had it.
+    """
+
+    text: Text
+    current_since: str | None
+    last_seen: str | None = None
+
+
+@dataclass(slots=True)
+class Entry:
+    """One graph-break id and everything known about its texts across releases."""
+
+    id: str
+    added: str
+    removed: str | None
+    # Upstream's list for this id, newest first, exactly as in the newest snapshot that had it.
+    history: list[Revision]
+    # Texts earlier snapshots had that upstream later rewrote in place; newest first.
+    replaced: list[Revision] = field(default_factory=list)
+
+    @property
+    def current(self) -> Text:
+        return self.history[0].text
+
+    @property
+    def is_removed(self) -> bool:
+        return self.removed is not None
+
+    @property
+    def slug(self) -> str:
+        """The lower-case form PyTorch uses in page URLs and doc file names."""
+        return self.id.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One imported registry snapshot."""
+
+    label: str
+    sha256: str
+    entries: int
+    items: int
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    """A kind of graph break, recognised by one of PyTorch's canned hint texts."""
+
+    key: str
+    constant: str
+    label: str
+    summary: str
+    texts: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Registry:
+    sources: list[Source]
+    entries: dict[str, Entry]  # sorted by id
+    categories: list[Category]
+
+    @property
+    def labels(self) -> list[str]:
+        return [s.label for s in self.sources]
+
+    def release_index(self, label: str) -> int:
+        return self.labels.index(label)

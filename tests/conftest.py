@@ -1,0 +1,118 @@
+"""Shared fixtures. Tests use the committed registry and real upstream snapshots (tests/data)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gbsite import cli
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+UPSTREAM = DATA / "upstream"
+RELEASES = ["2.8.0", "2.9.0", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.0", "2.15.0"]
+
+
+def upstream(release: str) -> Path:
+    return UPSTREAM / f"torch-{release}.json.gz"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@dataclass
+class Project:
+    """A throwaway gbsite project folder."""
+
+    root: Path
+
+    @property
+    def registry(self) -> Path:
+        return self.root / "registry"
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs" / "gb"
+
+    @property
+    def site(self) -> Path:
+        return self.root / "site"
+
+    def run(self, *args: str) -> Result:
+        return run_cli("--root", str(self.root), *args)
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Every file under the project with its bytes, to prove nothing was written."""
+        return {
+            str(p.relative_to(self.root)): p.read_bytes()
+            for p in sorted(self.root.rglob("*"))
+            if p.is_file()
+        }
+
+    def write_upstream(self, name: str, data: dict[str, list[dict[str, object]]]) -> Path:
+        path = self.root / name
+        path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        return path
+
+
+def run_cli(*args: str) -> Result:
+    """Run the CLI in-process and capture what it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(args))
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def make_project(
+    root: Path, *, registry: bool = True, docs: bool = False, templates: bool = True
+) -> Project:
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "gbsite.toml", root / "gbsite.toml")
+    (root / "registry").mkdir()
+    if registry:
+        for item in ("sources.yaml", "categories.yaml", "gb"):
+            src = REPO / "registry" / item
+            if src.is_dir():
+                shutil.copytree(src, root / "registry" / item)
+            else:
+                shutil.copy(src, root / "registry" / item)
+    else:
+        shutil.copy(REPO / "registry" / "categories.yaml", root / "registry" / "categories.yaml")
+    if docs:
+        shutil.copytree(REPO / "docs", root / "docs")
+    if templates and (REPO / "templates").is_dir():
+        shutil.copytree(REPO / "templates", root / "templates")
+    return Project(root)
+
+
+@pytest.fixture
+def empty_project(tmp_path: Path) -> Project:
+    """A project whose registry has categories.yaml and nothing imported."""
+    return make_project(tmp_path / "proj", registry=False)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    """A copy of this repository's project: the real registry, docs and templates."""
+    return make_project(tmp_path / "proj", docs=True)
+
+
+def item(
+    gb_type: str = "T", context: str = "C", explanation: str = "E", hints: list[str] | None = None
+) -> dict[str, object]:
+    return {
+        "Gb_type": gb_type,
+        "Context": context,
+        "Explanation": explanation,
+        "Hints": hints if hints is not None else ["H"],
+    }
