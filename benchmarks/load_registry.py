@@ -41,10 +41,14 @@ def main() -> None:
 
     print(f"registry: {len(reg.entries)} ids, {len(reg.sources)} sources")
     print(f"{'measure':<42}{'median':>10}{'best':>10}")
-    print(f"{'registry.load() in process':<42}"
-          f"{statistics.median(times) * 1000:>8.1f}ms{min(times) * 1000:>8.1f}ms")
-    print(f"{'new interpreter: import + load':<42}"
-          f"{statistics.median(cold) * 1000:>8.1f}ms{min(cold) * 1000:>8.1f}ms")
+    print(
+        f"{'registry.load() in process':<42}"
+        f"{statistics.median(times) * 1000:>8.1f}ms{min(times) * 1000:>8.1f}ms"
+    )
+    print(
+        f"{'new interpreter: import + load':<42}"
+        f"{statistics.median(cold) * 1000:>8.1f}ms{min(cold) * 1000:>8.1f}ms"
+    )
 
 
 if __name__ == "__main__":

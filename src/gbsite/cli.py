@@ -61,6 +61,52 @@ def cmd_export_json(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sync(args: argparse.Namespace) -> int:
+    from gbsite import registry, sync
+
+    cfg = _config(args)
+    reg = registry.load(cfg.registry_dir)
+    result = sync.plan(cfg, reg)
+    for warning in (*result.orphans, *result.mentions):
+        print(f"warning: {warning}", file=sys.stderr)
+    if result.problems:
+        raise GbsiteError(result.problems)
+    sync.remove_stale_temp_files(cfg.docs_dir)
+    written = sync.apply(result)
+    print(
+        f"sync: {len(written)} written ({len(result.created)} new, {len(result.adopted)} converted "
+        f"from the previous site's format), {result.unchanged} unchanged"
+    )
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import json
+
+    from gbsite import registry, sync
+
+    cfg = _config(args)
+    reg = registry.load(cfg.registry_dir)
+    result = sync.plan(cfg, reg)
+    problems = sync.check_problems(cfg, result)
+    if args.format == "json":
+        report = {
+            "ok": not problems,
+            "entries": len(reg.entries),
+            "docs": len(result.blocks),
+            "problems": [p.as_dict() for p in problems],
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        for problem in problems:
+            print(problem)
+        if problems:
+            print(f"check: {len(problems)} problem(s)", file=sys.stderr)
+        else:
+            print(f"check: registry ({len(reg.entries)} ids) and docs are consistent")
+    return EXIT_PROBLEMS if problems else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gbsite",
@@ -101,6 +147,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-o", "--output", metavar="FILE", help="output file (default: stdout)")
     p.set_defaults(handler=cmd_export_json)
+
+    p = sub.add_parser(
+        "sync",
+        help="write docs/gb/gbXXXX.md for every id, keeping the hand-written blocks",
+        description="Write one docs/gb/gbXXXX.md per registry id. The text between the "
+        "ADDITIONAL INFORMATION markers is kept byte for byte; files of the previous site are "
+        "converted. If text was written outside the markers, nothing is written and the file "
+        "and line are reported: move that text into the block.",
+    )
+    p.set_defaults(handler=cmd_sync)
+
+    p = sub.add_parser(
+        "check",
+        help="validate registry and docs without writing (exit 1 if problems)",
+        description="Validate the registry and docs/gb/ without writing anything: out-of-date "
+        "or missing docs, text written outside the ADDITIONAL INFORMATION block, marker errors, "
+        "docs for unknown ids, unknown GBxxxx ids mentioned in blocks. Exit 0 when clean, 1 "
+        "when problems were found, 2 when the check could not run.",
+    )
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+    p.set_defaults(handler=cmd_check)
 
     for register in _EXTRA_COMMANDS:
         register(sub)

@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from gbsite.errors import GbsiteError
+
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write via a temp file in the same folder and rename it over the target.
@@ -43,3 +45,16 @@ def write_if_changed(path: Path, data: bytes) -> bool:
         pass
     write_atomic(path, data)
     return True
+
+
+def decode_utf8(path: Path, data: bytes) -> str:
+    """Strict UTF-8 without BOM, so what we write back is byte-identical to what we read."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise GbsiteError.at(path, 1, "file starts with a UTF-8 byte order mark (BOM); remove it")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise GbsiteError.at(
+            path, line, f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
+        ) from None

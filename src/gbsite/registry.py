@@ -19,7 +19,7 @@ from typing import Any
 
 from gbsite import yamlio
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import write_if_changed
+from gbsite.fsutil import decode_utf8, write_if_changed
 from gbsite.model import GB_ID, Category, Entry, Registry, Revision, Source, Text
 
 SOURCES_FILE = "sources.yaml"
@@ -139,7 +139,7 @@ def _where(kp: list[str | int]) -> str:
 def _load_sources(path: Path) -> list[Source]:
     if not path.exists():
         return []
-    text = yamlio.decode(path, path.read_bytes())
+    text = decode_utf8(path, path.read_bytes())
     data = yamlio.load(path, text)
     check = _Checker(path, text)
     sources: list[Source] = []
@@ -180,7 +180,7 @@ def _load_sources(path: Path) -> list[Source]:
 def _load_categories(path: Path) -> list[Category]:
     if not path.exists():
         raise GbsiteError.at(path, None, "missing: the category table is part of the registry")
-    text = yamlio.decode(path, path.read_bytes())
+    text = decode_utf8(path, path.read_bytes())
     data = yamlio.load(path, text)
     check = _Checker(path, text)
     top = check.mapping(data, [], ["categories"])
@@ -269,7 +269,7 @@ def _revision(
 def _load_entry(
     path: Path, expected_id: str, labels: dict[str, int], file_ids: set[str]
 ) -> tuple[Entry | None, list[Problem]]:
-    text = yamlio.decode(path, path.read_bytes())
+    text = decode_utf8(path, path.read_bytes())
     data = yamlio.load(path, text)
     check = _Checker(path, text)
     m = check.mapping(data, [], ["id", "added", "removed", "history"], ["replaced"])

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from gbsite.errors import GbsiteError, Problem
+from gbsite.fsutil import decode_utf8
 
 KeyPath = Sequence[str | int]
 
@@ -37,19 +38,6 @@ class _Loader(yaml.CSafeLoader):
         return super().construct_mapping(node, deep)
 
 
-def decode(path: Path, data: bytes) -> str:
-    """Strict UTF-8 without BOM, so what we write back is byte-identical to what we read."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise GbsiteError.at(path, 1, "file starts with a UTF-8 byte order mark (BOM); remove it")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise GbsiteError.at(
-            path, line, f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
-        ) from None
-
-
 def load(path: Path, text: str) -> Any:
     """Parse one YAML document; syntax errors become `path:line: message`."""
     try:
@@ -71,7 +59,7 @@ def read(path: Path) -> Any:
         data = path.read_bytes()
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
-    return load(path, decode(path, data))
+    return load(path, decode_utf8(path, data))
 
 
 def locate(text: str, keypath: KeyPath) -> int | None:

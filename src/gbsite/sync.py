@@ -1,0 +1,168 @@
+"""`gbsite sync` and `gbsite check`: bring docs/gb/ in line with the registry, losing nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from gbsite import docs, templating
+from gbsite.config import Config
+from gbsite.errors import GbsiteError, Problem
+from gbsite.fsutil import write_if_changed
+from gbsite.model import Registry
+from gbsite.views import EntryView, entry_views
+
+DOC_TEMPLATE = "doc.md.j2"
+
+
+@dataclass
+class Plan:
+    """Files sync would write, and what stops it or deserves a mention."""
+
+    writes: dict[Path, str] = field(default_factory=dict)
+    created: set[Path] = field(default_factory=set)
+    adopted: set[Path] = field(default_factory=set)  # previous-site files converted
+    problems: list[Problem] = field(default_factory=list)  # sync refuses to write anything
+    orphans: list[Problem] = field(default_factory=list)  # left alone
+    mentions: list[Problem] = field(default_factory=list)  # unknown ids inside blocks
+    unchanged: int = 0
+    blocks: dict[str, docs.Doc] = field(default_factory=dict)  # id -> parsed doc
+
+
+def page_url(cfg: Config, view: EntryView) -> str:
+    return f"{cfg.site_url}gb/{view.slug}.html"
+
+
+def render_doc(env: jinja2.Environment, cfg: Config, view: EntryView, block: str) -> str:
+    body = templating.render(
+        env,
+        DOC_TEMPLATE,
+        cfg.templates_dir,
+        v=view,
+        block=block,
+        start_marker=docs.START_MARKER,
+        end_marker=docs.END_MARKER,
+        page_url=page_url(cfg, view),
+    )
+    generated = docs.parse(Path(DOC_TEMPLATE), body)
+    if generated.block != block:  # the template must carry the block through untouched
+        raise GbsiteError.at(
+            cfg.templates_dir / DOC_TEMPLATE,
+            None,
+            "template must output start_marker, block and end_marker verbatim",
+        )
+    return docs.header(view.id, docs.checksum_of(generated.outside)) + body
+
+
+def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
+    """Docs files by id, and files in docs/gb/ that are not docs files."""
+    found: dict[str, Path] = {}
+    unexpected: list[Problem] = []
+    if not docs_dir.is_dir():
+        return found, unexpected
+    for path in sorted(docs_dir.iterdir()):
+        if path.name.startswith(".") or not path.is_file():
+            continue  # editor swap files, our own temp files
+        match = docs.DOC_NAME.fullmatch(path.name)
+        if match is None:
+            hint = (
+                f"; rename it to {path.name.lower()}"
+                if docs.DOC_NAME.fullmatch(path.name.lower())
+                else ""
+            )
+            unexpected.append(
+                Problem(f"not a docs file (names are like gb0025.md){hint}; left alone", path)
+            )
+            continue
+        found[f"GB{match.group(1)}"] = path
+    return found, unexpected
+
+
+def plan(cfg: Config, registry: Registry) -> Plan:
+    env = templating.environment(cfg.templates_dir, html=False)
+    result = Plan()
+    files, unexpected = scan(cfg.docs_dir)
+    result.orphans.extend(unexpected)
+    for gb_id, path in files.items():
+        if gb_id not in registry.entries:
+            result.orphans.append(
+                Problem(
+                    f"{gb_id} is not in the registry, so this file is left alone (never deleted); "
+                    "if the id is new in PyTorch, import that registry first",
+                    path,
+                )
+            )
+    for view in entry_views(registry):
+        path = cfg.docs_dir / f"{view.slug}.md"
+        doc = None
+        if view.id in files:
+            try:
+                doc = docs.read(path)
+            except GbsiteError as exc:
+                result.problems.extend(exc.problems)
+                continue
+            result.blocks[view.id] = doc
+        new = render_doc(env, cfg, view, doc.block if doc else docs.EMPTY_BLOCK)
+        if doc is None:
+            result.writes[path] = new
+            result.created.add(path)
+            continue
+        for mention, line in docs.mentions(doc):
+            if mention not in registry.entries:
+                result.mentions.append(
+                    Problem(
+                        f"{mention} is not a graph break in the registry; check the id", path, line
+                    )
+                )
+        if new == doc.text:
+            result.unchanged += 1
+            continue
+        expected = docs.parse(path, new)
+        if doc.form == "gbsite":
+            problem = None
+            if docs.checksum_of(doc.outside) != doc.checksum:
+                problem = docs.hand_edit_problem(doc, expected)
+        else:
+            problem = docs.legacy_problem(doc, registry.entries[view.id], expected)
+            result.adopted.add(path)
+        if problem is not None:
+            result.problems.append(problem)
+            continue
+        result.writes[path] = new
+    return result
+
+
+def remove_stale_temp_files(docs_dir: Path) -> None:
+    """Temp files left by a killed sync are ours alone; the files they were for are intact."""
+    if docs_dir.is_dir():
+        for path in docs_dir.iterdir():
+            if docs.is_temp_file(path.name):
+                path.unlink(missing_ok=True)
+
+
+def apply(result: Plan) -> list[Path]:
+    written = []
+    for path, text in result.writes.items():
+        if write_if_changed(path, text.encode("utf-8")):
+            written.append(path)
+    return written
+
+
+def check_problems(cfg: Config, result: Plan) -> list[Problem]:
+    """Everything check reports, in file order."""
+    problems = list(result.problems) + list(result.orphans) + list(result.mentions)
+    for path in result.writes:
+        rel = path.relative_to(cfg.root).as_posix()
+        if path in result.created:
+            message = "missing; run `gbsite sync` to create it"
+        elif path in result.adopted:
+            message = (
+                "in the previous site's format; run `gbsite sync` to convert it "
+                "(the Additional Information is kept)"
+            )
+        else:
+            message = "out of date with the registry; run `gbsite sync` and commit the result"
+        problems.append(Problem(message, cfg.root / rel))
+    return sorted(problems, key=lambda p: (str(p.path), p.line or 0))

@@ -1,0 +1,57 @@
+"""Jinja environments for templates/: StrictUndefined, and errors that name template and line."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from gbsite import plaintext
+from gbsite.errors import GbsiteError
+
+
+def environment(templates_dir: Path, *, html: bool) -> jinja2.Environment:
+    if not templates_dir.is_dir():
+        raise GbsiteError.at(templates_dir, None, "templates folder not found")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir),
+        undefined=jinja2.StrictUndefined,  # a missing variable is an error, never ""
+        autoescape=html,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    filters: Mapping[str, Callable[..., Any]] = {
+        "plain": (lambda s: Markup(plaintext.to_html(s))) if html else plaintext.to_markdown,
+    }
+    env.filters.update(filters)
+    return env
+
+
+def location(exc: BaseException, templates_dir: Path) -> tuple[Path | None, int | None]:
+    """Template file and line where a render error happened (Jinja maps frames to templates)."""
+    if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename:
+        return Path(exc.filename), exc.lineno
+    found: tuple[Path | None, int | None] = (None, None)
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = Path(frame.filename)
+        if path.is_relative_to(templates_dir):
+            found = (path, frame.lineno)
+    return found
+
+
+def render(env: jinja2.Environment, name: str, templates_dir: Path, **context: Any) -> str:
+    try:
+        return env.get_template(name).render(**context)
+    except jinja2.TemplateNotFound as exc:
+        raise GbsiteError.at(templates_dir / str(exc.name), None, "template not found") from None
+    except (jinja2.TemplateError, TypeError, AttributeError, ValueError) as exc:
+        path, line = location(exc, templates_dir)
+        message = getattr(exc, "message", None) or str(exc)
+        raise GbsiteError.at(
+            path or templates_dir / name, line, f"template error: {message}"
+        ) from None

@@ -1,0 +1,391 @@
+"""`gbsite sync` keeps every hand-written word; `gbsite check` tells a contributor what to fix."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import Project
+from gbsite import docs
+
+START = docs.START_MARKER
+END = docs.END_MARKER
+
+
+def doc(p: Project, gb_id: str) -> Path:
+    return p.docs / f"{gb_id.lower()}.md"
+
+
+def set_block(path: Path, block: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    path.write_bytes((head + START + block + END + tail).encode("utf-8"))
+
+
+def block_of(path: Path) -> str:
+    return docs.read(path).block
+
+
+def legacy_page(
+    gb_id: str,
+    gb_type: str,
+    context: str,
+    explanation: str,
+    hints: list[str],
+    manual: str,
+    front_matter: bool = True,
+) -> str:
+    """A page exactly as the previous site's generator wrote it (Jekyll, markers)."""
+    hint_lines = "\n".join(f"- {h}" for h in hints) if hints else "*No hints provided.*"
+    fm = "---\nlayout: default\n---\n" if front_matter else ""
+    return (
+        f"{fm}# {gb_id}\n\n## Graph-Break Type\n*Short name describing what triggered the graph "
+        f"break*\n\n{gb_type}\n\n## Context\n*Values or code snippet captured at the break point*"
+        f"\n\n{context}\n\n## Explanation\n*Explanation of why the graph break was triggered*\n\n"
+        f"{explanation}\n\n## Hints\n*Hints on how to resolve the graph break*\n\n{hint_lines}\n\n"
+        f"\n## Additional Information\n\n{START}\n{manual}\n{END}\n\n\n"
+        f"[Click here to add Additional Info](https://github.com/meta-pytorch/compile-graph-break-"
+        f"site/edit/main/docs/gb/{gb_id.lower()}.md)\n\n[Back to Registry](../index.html)\n"
+    )
+
+
+GB0029 = dict(
+    gb_id="GB0029",
+    gb_type="Compilation of intermediate hooks requires compiled autograd",
+    context="var_getattr {self} {name}",
+    explanation="Dynamo must be in compiled_autograd to register hooks.",
+    hints=[
+        "Consider using torch.autograd.Function with a custom backward() method instead of "
+        "register_hook()."
+    ],
+)
+
+
+@pytest.fixture
+def synced(project: Project) -> Project:
+    """The repository's project, synced (it already is: the docs are committed)."""
+    result = project.run("sync")
+    assert result.code == 0, result.err
+    return project
+
+
+def test_committed_docs_are_in_sync_with_the_registry(project: Project) -> None:
+    assert len(list(project.docs.glob("gb*.md"))) == 593
+    result = project.run("check")
+    assert result.code == 0, result.out + result.err
+    assert "consistent" in result.out
+
+
+def test_sync_from_nothing_writes_every_id_including_removed(project: Project) -> None:
+    for path in project.docs.glob("*.md"):
+        path.unlink()
+    result = project.run("sync")
+    assert result.code == 0
+    assert "593 written (593 new" in result.out
+    assert "removed in PyTorch 2.14.0" in doc(project, "GB0060").read_text()
+
+
+def test_second_sync_changes_nothing_and_keeps_mtimes(synced: Project) -> None:
+    stamps = {p: p.stat().st_mtime_ns for p in synced.docs.iterdir()}
+    os.utime(doc(synced, "GB0025"), ns=(1, 1))  # an old mtime that a rewrite would change
+    stamps[doc(synced, "GB0025")] = 1
+    result = synced.run("sync")
+    assert result.code == 0
+    assert "0 written" in result.out
+    assert {p: p.stat().st_mtime_ns for p in synced.docs.iterdir()} == stamps
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "\nUnicode: ünïcødé, 中文, emoji 🧪, RTL עברית, zero-width\u200bjoiner\n",
+        "\n```python\n# a heading-looking comment\nx = 1  # <!-- not a marker -->\n```\n",
+        "\n<!-- a contributor's own HTML comment -->\n## Looks like a generated heading\n",
+        "\r\nWindows line endings\r\nsecond line\r\n",
+        "\n| a | b |\n|---|---|\n| 1<br>2 | `x` |\n",
+        "no newline after START, none before END",
+        "\n\n\n  indented with trailing spaces   \n\t\ttabs\n\n\n",
+        "",
+    ],
+)
+def test_block_is_kept_byte_for_byte(synced: Project, block: str) -> None:
+    path = doc(synced, "GB0025")
+    set_block(path, block)
+    assert synced.run("check").code == 0  # editing only the block needs no sync
+    assert synced.run("sync").code == 0
+    assert block_of(path) == block
+    assert path.read_bytes().count(block.encode()) >= 1
+
+
+def test_file_without_final_newline(synced: Project) -> None:
+    path = doc(synced, "GB0025")
+    set_block(path, "\nmy note\n")
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    assert synced.run("sync").code == 0
+    assert block_of(path) == "\nmy note\n"
+    assert path.read_bytes().endswith(END.encode() + b"\n")
+
+
+def test_registry_change_regenerates_the_generated_part_only(synced: Project) -> None:
+    path = doc(synced, "GB0025")
+    set_block(path, "\nmy worked example\n")
+    entry = synced.registry / "gb" / "GB0025.yaml"
+    entry.write_text(
+        entry.read_text().replace(
+            "Remove the `torch._dynamo.graph_break()` call.", "Remove the call, please."
+        )
+    )
+    # sources.yaml totals still match, so the registry is valid; the doc is now stale.
+    check = synced.run("check")
+    assert check.code == 1
+    assert "gb0025.md: out of date with the registry; run `gbsite sync`" in check.out
+    assert synced.run("sync").code == 0
+    text = path.read_text()
+    assert "- Remove the call, please." in text
+    assert block_of(path) == "\nmy worked example\n"
+
+
+@pytest.mark.parametrize(
+    ("edit", "kind"),
+    [
+        (lambda t: t.replace("## Hints\n\n", "## Hints\n\n- My own extra hint.\n"), "added"),
+        (lambda t: t.replace("User-inserted graph break.", "User inserted break."), "changed"),
+        (lambda t: t.replace("- Remove the `torch._dynamo.graph_break()` call.\n", ""), "deleted"),
+        (lambda t: t + "\nA note someone put after the END marker.\n", "added"),
+    ],
+)
+def test_hand_edit_outside_block_stops_sync(synced: Project, edit: object, kind: str) -> None:
+    path = doc(synced, "GB0025")
+    path.write_text(edit(path.read_text()))  # type: ignore[operator]
+    # Another file needs rewriting too: it must not be written either.
+    other = doc(synced, "GB0001")
+    other.write_text(other.read_text().replace("## Hints\n", "## Hints\n\n"))  # needs a rewrite
+    other_before = other.read_bytes()
+    before = synced.snapshot()
+    result = synced.run("sync")
+    assert result.code == 2
+    assert "Traceback" not in result.err
+    [line] = result.err.strip().splitlines()
+    assert line.startswith(f"{path}:")
+    assert f"text {kind}" in line or (kind == "deleted" and "generated text was deleted" in line)
+    assert "markers (lines " in line
+    assert synced.snapshot() == before
+    assert other.read_bytes() == other_before
+    check = synced.run("check")
+    assert check.code == 1
+    assert line.split(": ", 1)[1] in check.out
+
+
+def test_hand_edit_names_the_first_changed_line(synced: Project) -> None:
+    path = doc(synced, "GB0025")
+    lines = path.read_text().split("\n")
+    n = lines.index("## Explanation")
+    lines.insert(n + 1, "Contributor text in the wrong place.")
+    path.write_text("\n".join(lines))
+    result = synced.run("sync")
+    assert f"gb0025.md:{n + 2}: text added outside" in result.err
+    assert "'Contributor text in the wrong place.'" in result.err
+
+
+def test_whitespace_changes_by_an_editor_are_not_hand_edits(synced: Project) -> None:
+    path = doc(synced, "GB0025")
+    text = path.read_text()
+    path.write_bytes(text.replace("\n## ", "\n\n\n## ").replace("\n", "\r\n").encode())
+    assert synced.run("sync").code == 0
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("damage", "message", "line"),
+    [
+        (lambda t: t.replace(END, ""), "START marker without an END marker", "START"),
+        (lambda t: t.replace(START, ""), "END marker without a START marker", "END"),
+        (
+            lambda t: t.replace(END, END + "\n" + START + "\n" + END),
+            "second ADDITIONAL INFORMATION START marker",
+            "second START",
+        ),
+        (
+            lambda t: t.replace(START, "@@").replace(END, START).replace("@@", END),
+            "END marker comes before the START marker",
+            "END",
+        ),
+    ],
+)
+def test_marker_errors(synced: Project, damage: object, message: str, line: str) -> None:
+    path = doc(synced, "GB0025")
+    path.write_text(damage(path.read_text()))  # type: ignore[operator]
+    text = path.read_text().split("\n")
+    if line == "second START":
+        expected = [i for i, t in enumerate(text) if START in t][1] + 1
+    else:
+        marker = START if line == "START" else END
+        expected = next(i for i, t in enumerate(text) if marker in t) + 1
+    before = synced.snapshot()
+    result = synced.run("sync")
+    assert result.code == 2
+    assert f"gb0025.md:{expected}: " in result.err
+    assert message in result.err
+    assert synced.snapshot() == before
+    assert synced.run("check").code == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "message", "line"),
+    [
+        (b"# GB0025\n\n\xff\xfe bad bytes\n", "invalid UTF-8", 3),
+        (b"\xef\xbb\xbf# GB0025\n", "byte order mark", 1),
+    ],
+)
+def test_undecodable_file(synced: Project, data: bytes, message: str, line: int) -> None:
+    path = doc(synced, "GB0025")
+    path.write_bytes(data)
+    before = synced.snapshot()
+    result = synced.run("sync")
+    assert result.code == 2
+    assert f"gb0025.md:{line}: " in result.err
+    assert message in result.err
+    assert synced.snapshot() == before
+
+
+def test_orphan_doc_is_reported_and_left_alone(synced: Project) -> None:
+    orphan = synced.docs / "gb9999.md"
+    orphan.write_text("# notes for an id that does not exist yet\n")
+    odd = synced.docs / "GB0025.md"
+    odd.write_text("upper case name\n")
+    result = synced.run("sync")
+    assert result.code == 0
+    assert "gb9999.md: GB9999 is not in the registry, so this file is left alone" in result.err
+    assert "GB0025.md: not a docs file (names are like gb0025.md); rename it to gb0025.md" in (
+        result.err
+    )
+    assert orphan.read_text() == "# notes for an id that does not exist yet\n"
+    check = synced.run("check")
+    assert check.code == 1
+    assert "gb9999.md: GB9999 is not in the registry" in check.out
+
+
+def test_unknown_id_mentioned_in_block(synced: Project) -> None:
+    set_block(doc(synced, "GB0025"), "\nSee also GB0029 and\nGB9998 for details.\n")
+    check = synced.run("check")
+    assert check.code == 1
+    text = doc(synced, "GB0025").read_text().split("\n")
+    line = next(i for i, t in enumerate(text) if "GB9998" in t) + 1
+    assert f"gb0025.md:{line}: GB9998 is not a graph break in the registry" in check.out
+    assert "GB0029" not in check.out
+
+
+def test_check_json(synced: Project) -> None:
+    set_block(doc(synced, "GB0025"), "\nGB9998\n")
+    result = synced.run("check", "--format", "json")
+    assert result.code == 1
+    report = json.loads(result.out)
+    assert report["ok"] is False
+    assert report["entries"] == 593
+    [problem] = report["problems"]
+    assert problem["path"].endswith("docs/gb/gb0025.md")
+    assert isinstance(problem["line"], int)
+    assert "GB9998" in problem["message"]
+
+
+def test_check_cannot_run_on_a_broken_registry(synced: Project) -> None:
+    entry = synced.registry / "gb" / "GB0025.yaml"
+    entry.write_text(entry.read_text().replace("added: 2.8.0", "added: [2.8.0"))
+    result = synced.run("check")
+    assert result.code == 2
+    assert "GB0025.yaml" in result.err
+
+
+# ---- files of the previous site -------------------------------------------------------------
+
+
+def test_adopts_previous_site_file_with_front_matter(synced: Project) -> None:
+    manual = (
+        "### Why This Happens\n\nHooks on intermediates need compiled autograd.\n\n"
+        "```python\ny.register_hook(fn)\n```"
+    )
+    path = doc(synced, "GB0029")
+    path.write_text(legacy_page(**GB0029, manual=manual))
+    check = synced.run("check")
+    assert check.code == 1
+    assert "in the previous site's format; run `gbsite sync` to convert it" in check.out
+    result = synced.run("sync")
+    assert result.code == 0, result.err
+    assert "1 converted" in result.out
+    assert block_of(path) == f"\n{manual}\n"
+    text = path.read_text()
+    assert not text.startswith("---")
+    assert text.startswith("<!-- gbsite: generated from registry/gb/GB0029.yaml")
+    assert synced.run("check").code == 0
+
+
+def test_adopts_previous_site_file_rendered_from_an_older_text(synced: Project) -> None:
+    # GB0001 as the old site rendered it from the 2.8.0 text ("regione").
+    path = doc(synced, "GB0001")
+    path.write_text(
+        legacy_page(
+            "GB0001",
+            "Argument of `as_subclass` must be a non-dispatcher-style tensor subclass",
+            "{self}.as_subclass({cls})",
+            "Currently not supported",
+            [
+                "Avoid this call or move it outside `torch.compile` regione",
+                "It may be possible to write Dynamo tracing rules for this code. Please report an "
+                "issue to PyTorch if you encounter this graph break often and it is causing "
+                "performance issues.",
+            ],
+            manual="A note.",
+            front_matter=False,
+        )
+    )
+    assert synced.run("sync").code == 0
+    assert block_of(path) == "\nA note.\n"
+
+
+def test_refuses_previous_site_file_with_text_outside_block(synced: Project) -> None:
+    page = legacy_page(**GB0029, manual="Inside.")
+    page = page.replace(
+        "instead of register_hook().\n",
+        "instead of register_hook().\n- Or call the hook after compile.\n",
+    )
+    path = doc(synced, "GB0029")
+    path.write_text(page)
+    before = synced.snapshot()
+    result = synced.run("sync")
+    assert result.code == 2
+    line = page.split("\n").index("- Or call the hook after compile.") + 1
+    assert (
+        f"gb0029.md:{line}: text outside the ADDITIONAL INFORMATION block that the registry "
+        "does not explain: '- Or call the hook after compile.'" in result.err
+    )
+    assert synced.snapshot() == before
+
+
+def test_adopts_oldest_form_without_markers(synced: Project) -> None:
+    page = legacy_page(**GB0029, manual="")
+    head = page.split("\n## Additional Information")[0]
+    page = (
+        head + "\n## Additional Information\n\nMy old note, before markers existed.\n\n"
+        "Second paragraph.\n\n[Back to Registry](../index.html)\n"
+    )
+    path = doc(synced, "GB0029")
+    path.write_text(page)
+    result = synced.run("sync")
+    assert result.code == 0, result.err
+    assert block_of(path) == "\nMy old note, before markers existed.\n\nSecond paragraph.\n"
+    assert synced.run("check").code == 0
+
+
+def test_marker_with_other_text_after_start(synced: Project) -> None:
+    page = legacy_page(**GB0029, manual="Kept.").replace(
+        START, "<!-- ADDITIONAL INFORMATION START -->"
+    )
+    path = doc(synced, "GB0029")
+    path.write_text(page)
+    assert synced.run("sync").code == 0
+    assert block_of(path) == "\nKept.\n"
+    assert START in path.read_text()
