@@ -92,6 +92,16 @@ def test_split_hints_are_rejoined(
     assert classifier.join_hints(reg.entries[gb_id].current.hints) == expected
 
 
+def test_a_finished_sentence_is_not_a_fragment(
+    reg: Registry, classifier: derive.Classifier
+) -> None:
+    # "Avoid calling `TestCase.{name}`. " ends in a space, but its sentence is complete.
+    assert classifier.join_hints(reg.entries["GB0060"].current.hints) == [
+        "Avoid calling `TestCase.{name}`.",
+        "Please report an issue to PyTorch.",
+    ]
+
+
 def test_fragment_starting_with_a_space_continues(
     reg: Registry, classifier: derive.Classifier
 ) -> None:

@@ -31,16 +31,18 @@ class Classifier:
 
         In the source, `["Call a generator ... and ", "compile that function instead."]` was one
         sentence. A fragment continues the previous one when the previous ends in white space
-        (the author left the separating space or newline) or when it starts in lower case or
-        with white space. Canned hints always stand alone.
+        without finishing a sentence (the author left the separating space or newline), or when
+        it starts in lower case or with white space. Canned hints always stand alone.
         """
         out: list[str] = []
         for hint in hints:
+            previous = out[-1] if out else ""
+            unfinished = previous[-1:].isspace() and not previous.rstrip().endswith((".", "!", "?"))
             if (
                 out
                 and not self.is_canned(hint)
-                and not self.is_canned(out[-1])
-                and (out[-1][-1:].isspace() or hint[:1].islower() or hint[:1].isspace())
+                and not self.is_canned(previous)
+                and (unfinished or hint[:1].islower() or hint[:1].isspace())
             ):
                 out[-1] += hint
             else:

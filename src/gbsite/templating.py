@@ -25,8 +25,11 @@ def environment(templates_dir: Path, *, html: bool) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    # str() first: a StrictUndefined then raises its own error naming the missing variable.
     filters: Mapping[str, Callable[..., Any]] = {
-        "plain": (lambda s: Markup(plaintext.to_html(s))) if html else plaintext.to_markdown,
+        "plain": (lambda s: Markup(plaintext.to_html(str(s))))
+        if html
+        else (lambda s: plaintext.to_markdown(str(s))),
     }
     env.filters.update(filters)
     return env

@@ -1,0 +1,231 @@
+"""Contributor Markdown (the Additional Information blocks) to safe HTML, as GitHub shows it.
+
+GitHub-flavoured: tables, task lists, alerts, autolinks, footnotes, heading anchors, inline
+HTML. Fenced code is highlighted at build time with Pygments. A mention of another graph break
+(`GB0025`) becomes a link to its page. The result is sanitized with nh3, whatever was written:
+no scripts, no event handlers, no javascript: URLs, nothing loaded from another host.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from html import escape
+
+import nh3
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.anchors.index import slugify
+from mdit_py_plugins.gfm import gfm_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+_MENTION = re.compile(r"\bGB([0-9]{4})\b")
+_EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)
+
+# Tags GitHub allows in Markdown that nh3's default list lacks, plus what our renderer emits.
+# No <picture>/<source>: their srcset could load from another host.
+_TAGS = set(nh3.ALLOWED_TAGS) | {
+    "details",
+    "summary",
+    "input",
+    "section",
+    "kbd",
+    "figure",
+    "figcaption",
+}
+_COMMON = {"class", "id", "title", "lang", "dir"}
+_ATTRIBUTES: dict[str, set[str]] = {tag: set(_COMMON) for tag in _TAGS}
+_ATTRIBUTES["a"] |= {"href", "name"}
+_ATTRIBUTES["img"] |= {"src", "alt", "width", "height"}
+_ATTRIBUTES["input"] |= {"type", "checked", "disabled"}
+_ATTRIBUTES["ol"] |= {"start", "reversed"}
+_ATTRIBUTES["td"] |= {"colspan", "rowspan", "align"}
+_ATTRIBUTES["th"] |= {"colspan", "rowspan", "align", "scope"}
+_ATTRIBUTES["details"] |= {"open"}
+
+
+def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
+    if tag == "img" and attribute == "src" and _EXTERNAL.match(value):
+        return None  # an image from another host would be a request to it
+    if tag == "input" and attribute == "type":
+        return value if value == "checkbox" else None
+    return value
+
+
+_CLEANER = nh3.Cleaner(
+    tags=_TAGS,
+    attributes=_ATTRIBUTES,
+    url_schemes={"http", "https", "mailto"},
+    attribute_filter=_attribute_filter,
+    link_rel=None,  # we allow no target attribute, so rel=noopener protects nothing
+)
+
+
+def sanitize(html: str) -> str:
+    return _CLEANER.clean(html)
+
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def highlight_css() -> str:
+    """Pygments rules for light and dark themes, scoped to `.highlight`."""
+    # Pygments' stubs leave get_style_defs untyped; it returns the CSS as a str.
+    light: str = HtmlFormatter(style="default").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
+    dark: str = HtmlFormatter(style="github-dark").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """What a code-fence renderer needs: the language and any words after it."""
+
+    code: str
+    language: str
+    flags: tuple[str, ...]  # the rest of the info string, e.g. ("gb-repro", "compile=model")
+
+
+FenceCaption = Callable[[Fence], str | None]
+
+
+def _highlight(code: str, language: str) -> str:
+    if language:
+        try:
+            lexer = get_lexer_by_name(language)
+        except ClassNotFound:
+            pass
+        else:
+            return highlight(code, lexer, _FORMATTER)
+    return escape(code)
+
+
+class ContributorMarkdown:
+    """One configured parser, reused for every block of a build."""
+
+    def __init__(
+        self,
+        known_ids: Iterable[str],
+        link_for: Callable[[str], str],
+        reserved_ids: Sequence[str] = (),
+        fence_caption: FenceCaption | None = None,
+    ) -> None:
+        self.known = set(known_ids)
+        self.link_for = link_for
+        self.reserved = set(reserved_ids)
+        self.fence_caption = fence_caption
+        md = MarkdownIt("commonmark", {"html": True, "typographer": False})
+        md.use(gfm_plugin)
+        md.use(
+            anchors_plugin,
+            min_level=1,
+            max_level=6,
+            slug_func=self._slug,
+            permalink=True,
+            permalinkSymbol="#",
+            permalinkBefore=False,
+        )
+        md.core.ruler.after("inline", "gb_mentions", self._link_mentions)
+        # Render rules are bound to the renderer, so they are plain functions calling back here.
+        md.add_render_rule(
+            "fence",
+            lambda r, tokens, i, options, env: self._render_fence(r, tokens, i, options, env),
+        )
+        md.add_render_rule(
+            "image",
+            lambda r, tokens, i, options, env: self._render_image(r, tokens, i, options, env),
+        )
+        self.md = md
+
+    def _slug(self, title: str) -> str:
+        slug = slugify(title)
+        # Keep contributor anchors clear of the page's own section ids.
+        return f"{slug}-note" if slug in self.reserved else slug
+
+    def render(self, source: str) -> str:
+        return sanitize(self.md.render(source))
+
+    def _link_mentions(self, state: StateCore) -> None:
+        for token in state.tokens:
+            if token.type != "inline" or not token.children:
+                continue
+            children: list[Token] = []
+            depth = 0
+            for child in token.children:
+                if child.type == "link_open":
+                    depth += 1
+                elif child.type == "link_close":
+                    depth -= 1
+                if child.type != "text" or depth or not _MENTION.search(child.content):
+                    children.append(child)
+                    continue
+                children.extend(self._split_mentions(child.content))
+            token.children = children
+
+    def _split_mentions(self, text: str) -> list[Token]:
+        out: list[Token] = []
+        pos = 0
+        for match in _MENTION.finditer(text):
+            gb_id = match.group()
+            if gb_id not in self.known:
+                continue  # `gbsite check` reports unknown ids; here they stay plain text
+            if match.start() > pos:
+                out.append(_text(text[pos : match.start()]))
+            link = Token("link_open", "a", 1)
+            link.attrs = {"href": self.link_for(gb_id), "class": "gb-mention"}
+            out += [link, _text(gb_id), Token("link_close", "a", -1)]
+            pos = match.end()
+        if pos < len(text):
+            out.append(_text(text[pos:]))
+        return out
+
+    def _render_fence(
+        self,
+        renderer: RendererHTML,
+        tokens: Sequence[Token],
+        idx: int,
+        options: OptionsDict,
+        env: EnvType,
+    ) -> str:
+        token = tokens[idx]
+        words = token.info.strip().split()
+        fence = Fence(token.content, words[0] if words else "", tuple(words[1:]))
+        language = escape(fence.language, quote=True)
+        cls = f' class="language-{language}"' if language else ""
+        code = _highlight(fence.code, fence.language)
+        body = f'<pre class="highlight"><code{cls}>{code}</code></pre>\n'
+        caption = self.fence_caption(fence) if self.fence_caption else None
+        if caption:
+            figure = f'<figure class="code-example">\n<figcaption>{caption}</figcaption>\n'
+            return f"{figure}{body}</figure>\n"
+        return body
+
+    def _render_image(
+        self,
+        renderer: RendererHTML,
+        tokens: Sequence[Token],
+        idx: int,
+        options: OptionsDict,
+        env: EnvType,
+    ) -> str:
+        token = tokens[idx]
+        src = str(token.attrGet("src") or "")
+        alt = renderer.renderInlineAsText(token.children or [], options, env)
+        if _EXTERNAL.match(src):
+            # Loading it would be a request to another host: link to it instead.
+            label = escape(alt or "image", quote=False)
+            return f'<a href="{escape(src, quote=True)}">[image: {label}]</a>'
+        return renderer.image(tokens, idx, options, env)
+
+
+def _text(content: str) -> Token:
+    token = Token("text", "", 0)
+    token.content = content
+    return token

@@ -1,0 +1,358 @@
+"""What the site shows, as plain data: every page's model, computed before any template runs."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from markupsafe import Markup
+
+from gbsite.charts import BarChart, bar_chart
+from gbsite.config import Config
+from gbsite.derive import DEFECTS, Defect
+from gbsite.docs import Doc
+from gbsite.model import Category, Registry, Revision, Text
+from gbsite.views import EntryView
+
+# Section ids of an entry page; contributor headings are kept clear of them.
+PAGE_SECTIONS = (
+    "summary",
+    "explanation",
+    "hints",
+    "additional-information",
+    "context",
+    "history",
+    "lifecycle",
+)
+
+
+def release_slug(label: str) -> str:
+    return re.sub(r"[^0-9A-Za-z._-]", "-", label)
+
+
+def plain_title(text: str) -> str:
+    """Registry text for <title> and other plain-text places: code spans lose their backticks."""
+    return re.sub(r"(`+)(.+?)\1", r"\2", text).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class SiteInfo:
+    """Facts every page shows (header, footer)."""
+
+    title: str
+    repository: str
+    newest: str  # newest imported release
+    sources: tuple[str, ...]
+    built: str | None  # date from SOURCE_DATE_EPOCH, or None: builds are reproducible
+
+
+@dataclass(frozen=True, slots=True)
+class EntryPage:
+    view: EntryView
+    title: str
+    info_html: Markup | None  # the contributor's Additional Information, sanitized
+    edit_url: str
+    source_url: str
+    prev: EntryView | None
+    next: EntryView | None
+    last_release: str  # newest release that has this id
+
+    @property
+    def path(self) -> str:
+        return f"gb/{self.view.slug}.html"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    view: EntryView
+    fields: tuple[str, ...]  # which parts of the text changed, for "changed" entries
+
+
+@dataclass(frozen=True, slots=True)
+class ReleasePage:
+    label: str
+    previous: str | None
+    entries: int
+    texts: int
+    added: tuple[EntryView, ...]
+    changed: tuple[Change, ...]
+    removed: tuple[EntryView, ...]
+
+    @property
+    def path(self) -> str:
+        return f"releases/{release_slug(self.label)}.html"
+
+
+@dataclass(frozen=True, slots=True)
+class EntryList:
+    """A list behind a number on the dashboard."""
+
+    key: str
+    title: str
+    description: str
+    entries: tuple[EntryView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryCount:
+    category: Category | None  # None: no canned hint, so no category
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dashboard:
+    total: int
+    current: int
+    removed: int
+    with_info: int
+    missing_content: int
+    by_category: tuple[CategoryCount, ...]
+    growth: BarChart
+    growth_table: tuple[tuple[str, int, int], ...]  # release, ids, texts
+    lists: tuple[EntryList, ...]
+
+
+@dataclass
+class SiteModel:
+    registry: Registry
+    info: SiteInfo
+    views: list[EntryView]
+    entries: list[EntryPage]
+    releases: list[ReleasePage]
+    dashboard: Dashboard
+    categories: list[Category]
+    has_info: dict[str, bool] = field(default_factory=dict)
+
+
+def _text_fields_changed(old: Text, new: Text) -> tuple[str, ...]:
+    names = (
+        ("gb_type", "type"),
+        ("context", "context"),
+        ("explanation", "explanation"),
+        ("hints", "hints"),
+    )
+    return tuple(label for attr, label in names if getattr(old, attr) != getattr(new, attr))
+
+
+def _current_before(
+    revisions: Sequence[Revision], index: dict[str, int], release: int
+) -> Text | None:
+    """The text that was current in the release before `release`, if known."""
+    best: tuple[int, Text] | None = None
+    for rev in revisions:
+        since = index[rev.current_since] if rev.current_since is not None else None
+        if since is not None and since < release and (best is None or since > best[0]):
+            best = (since, rev.text)
+    return best[1] if best else None
+
+
+def release_pages(registry: Registry, views: list[EntryView]) -> list[ReleasePage]:
+    index = {label: i for i, label in enumerate(registry.labels)}
+    pages = []
+    for i, source in enumerate(registry.sources):
+        label = source.label
+        added, changed, removed = [], [], []
+        for view in views:
+            entry = view.entry
+            if entry.added == label:
+                added.append(view)
+            if entry.removed == label:
+                removed.append(view)
+            revisions = [*entry.history, *entry.replaced]
+            if entry.added != label and any(r.current_since == label for r in revisions):
+                new = next(r.text for r in revisions if r.current_since == label)
+                old = _current_before(revisions, index, i)
+                fields = _text_fields_changed(old, new) if old else ()
+                changed.append(Change(view, fields))
+        pages.append(
+            ReleasePage(
+                label,
+                registry.labels[i - 1] if i else None,
+                source.entries,
+                source.items,
+                tuple(added),
+                tuple(changed),
+                tuple(removed),
+            )
+        )
+    return pages
+
+
+def dashboard(registry: Registry, views: list[EntryView], has_info: dict[str, bool]) -> Dashboard:
+    current = [v for v in views if not v.entry.is_removed]
+
+    def with_defect(key: str) -> tuple[EntryView, ...]:
+        return tuple(v for v in current if any(d.key == key for d in v.defects))
+
+    missing_keys = ("no-hints", "empty-explanation", "empty-context")
+    missing = [v for v in current if any(d.key in missing_keys for d in v.defects)]
+    counts: list[CategoryCount] = []
+    for category in registry.categories:
+        counts.append(CategoryCount(category, sum(category in v.categories for v in current)))
+    counts.append(CategoryCount(None, sum(not v.categories for v in current)))
+    growth = [(s.label, s.entries, s.items) for s in registry.sources]
+    lists = [
+        EntryList(
+            "with-info",
+            "With additional information",
+            "Entries whose page has a contributor's Additional Information.",
+            tuple(v for v in views if has_info.get(v.id)),
+        ),
+        EntryList(
+            "missing-content",
+            "With missing content",
+            "Current entries with no hints, an empty explanation or an empty context.",
+            tuple(missing),
+        ),
+        *(EntryList(d.key, d.label, d.description, with_defect(d.key)) for d in _listed_defects()),
+        EntryList(
+            "removed",
+            "Removed",
+            "Ids PyTorch no longer has; their pages stay.",
+            tuple(v for v in views if v.entry.is_removed),
+        ),
+    ]
+    return Dashboard(
+        total=len(views),
+        current=len(current),
+        removed=len(views) - len(current),
+        with_info=sum(1 for v in views if has_info.get(v.id)),
+        missing_content=len(missing),
+        by_category=tuple(counts),
+        growth=bar_chart("Graph-break ids per PyTorch release", [(g[0], g[1]) for g in growth]),
+        growth_table=tuple(growth),
+        lists=tuple(lists),
+    )
+
+
+def _listed_defects() -> list[Defect]:
+    order = (
+        "no-hints",
+        "empty-explanation",
+        "empty-context",
+        "runtime-explanation",
+        "split-hints",
+        "leaked-source",
+    )
+    return [DEFECTS[key] for key in order]
+
+
+def built_date() -> str | None:
+    """Only SOURCE_DATE_EPOCH puts a date on the site, so that builds are reproducible."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not epoch or not epoch.isdigit():
+        return None
+    return datetime.datetime.fromtimestamp(int(epoch), tz=datetime.UTC).strftime("%Y-%m-%d")
+
+
+def entry_pages(
+    cfg: Config, registry: Registry, views: list[EntryView], info_html: dict[str, Markup]
+) -> list[EntryPage]:
+    labels = registry.labels
+    pages = []
+    for i, view in enumerate(views):
+        entry = view.entry
+        last = labels[labels.index(entry.removed) - 1] if entry.removed else labels[-1]
+        doc = cfg.docs_dir / f"{view.slug}.md"
+        pages.append(
+            EntryPage(
+                view=view,
+                title=f"{view.id}: {plain_title(view.current.text.gb_type)}",
+                info_html=info_html.get(view.id),
+                edit_url=cfg.edit_url(doc),
+                source_url=cfg.source_url(doc),
+                prev=views[i - 1] if i else None,
+                next=views[i + 1] if i + 1 < len(views) else None,
+                last_release=last,
+            )
+        )
+    return pages
+
+
+def model(
+    cfg: Config,
+    registry: Registry,
+    views: list[EntryView],
+    docs: dict[str, Doc],
+    info_html: dict[str, Markup],
+) -> SiteModel:
+    has_info = {gb_id: doc.has_content for gb_id, doc in docs.items()}
+    info = SiteInfo(
+        cfg.title, cfg.repository, registry.labels[-1], tuple(registry.labels), built_date()
+    )
+    return SiteModel(
+        registry=registry,
+        info=info,
+        views=views,
+        entries=entry_pages(cfg, registry, views, info_html),
+        releases=release_pages(registry, views),
+        dashboard=dashboard(registry, views, has_info),
+        categories=registry.categories,
+        has_info=has_info,
+    )
+
+
+# ---- machine-readable outputs ----------------------------------------------------------------
+
+
+def _text_json(text: Text) -> dict[str, Any]:
+    return {
+        "gb_type": text.gb_type,
+        "context": text.context,
+        "explanation": text.explanation,
+        "hints": list(text.hints),
+    }
+
+
+def registry_json(registry: Registry, site: SiteModel) -> str:
+    """The whole registry with lifecycle and categories, for tools (registry.json)."""
+    entries = {}
+    for view in site.views:
+        e = view.entry
+        entries[e.id] = {
+            "id": e.id,
+            "url": f"gb/{view.slug}.html",
+            "status": view.status,
+            "added": e.added,
+            "removed": e.removed,
+            "changed_in": view.changed_in,
+            "categories": [c.key for c in view.categories],
+            "has_additional_information": site.has_info.get(e.id, False),
+            "current": {**_text_json(e.current), "hints_joined": list(view.current.hints)},
+            "history": [
+                {**_text_json(r.text), "current_since": r.current_since} for r in e.history
+            ],
+            "replaced": [
+                {**_text_json(r.text), "current_since": r.current_since, "last_seen": r.last_seen}
+                for r in e.replaced
+            ],
+        }
+    data = {
+        "sources": [
+            {"label": s.label, "sha256": s.sha256, "entries": s.entries, "items": s.items}
+            for s in registry.sources
+        ],
+        "categories": [
+            {"key": c.key, "constant": c.constant, "label": c.label, "summary": c.summary}
+            for c in registry.categories
+        ],
+        "entries": entries,
+    }
+    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+
+
+def sitemap(cfg: Config, site: SiteModel) -> str:
+    paths = ["", "dashboard.html", "releases/index.html"]
+    paths += [page.path for page in site.releases]
+    paths += [page.path for page in site.entries]
+    urls = "".join(f"  <url><loc>{cfg.site_url}{p}</loc></url>\n" for p in paths)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{urls}</urlset>\n"
+    )

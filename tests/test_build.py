@@ -1,0 +1,386 @@
+"""`gbsite build` on the real registry: pages, rendering rules, determinism, failure safety."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conftest import Project, make_project
+
+BLOCK = """
+### Why it breaks
+
+A table with a line break in a cell:
+
+| setting | effect |
+| --- | --- |
+| `fullgraph=True` | errors on the first break<br><br>one graph |
+
+```python
+import torch
+
+@torch.compile
+def fn(x):
+    return x + 1
+```
+
+- [x] checked task
+- [ ] open task
+
+See https://pytorch.org/docs for more, and GB0029 for hooks (not GB9999).
+
+> [!WARNING]
+> Mind the gap.
+
+![diagram](https://cdn.example/diagram.png)
+
+<script>alert("x")</script>
+<img src="https://tracker.example/pixel.png" onerror="alert(1)">
+<a href="javascript:alert(1)">click</a> <a href="gb0029.html" onclick="steal()">ok</a>
+<details><summary>More</summary>Hidden text.</details>
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    proj = make_project(tmp_path_factory.mktemp("built") / "proj", docs=True)
+    path = proj.docs / "gb0025.md"
+    text = path.read_text()
+    start = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
+    end = "<!-- ADDITIONAL INFORMATION END -->"
+    before, after = text.split(start)
+    _, tail = after.split(end)
+    path.write_text(before + start + BLOCK + end + tail)
+    result = proj.run("build")
+    assert result.code == 0, result.err
+    return proj
+
+
+def html(proj: Project, rel: str) -> str:
+    return (proj.site / rel).read_text(encoding="utf-8")
+
+
+class Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[tuple[str, str, str]] = []  # (tag, attribute, value)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src", "action") and value is not None:
+                self.links.append((tag, name, value))
+
+
+def links_of(text: str) -> list[tuple[str, str, str]]:
+    parser = Links()
+    parser.feed(text)
+    return parser.links
+
+
+def test_every_id_has_a_page_and_the_url_contract_holds(built: Project) -> None:
+    pages = sorted(p.name for p in (built.site / "gb").glob("*.html"))
+    assert len(pages) == 593
+    assert all(re.fullmatch(r"gb\d{4}\.html", p) for p in pages)
+    for rel in (
+        "index.html",
+        "dashboard.html",
+        "404.html",
+        "sitemap.xml",
+        "registry.json",
+        "releases/index.html",
+        "releases/2.14.0.html",
+        "assets/style.css",
+    ):
+        assert (built.site / rel).is_file(), rel
+
+
+def test_entry_page_title_heading_and_sections(built: Project) -> None:
+    page = html(built, "gb/gb0025.html")
+    assert "<title>GB0025: Call to torch._dynamo.graph_break() · " in page
+    assert "<h1>Call to <code>torch._dynamo.graph_break()</code></h1>" in page
+    assert 'id="explanation"' in page and 'id="hints"' in page and 'id="lifecycle"' in page
+    assert "User-inserted graph break. Message: {graph_break_msg}" in page
+    assert (
+        'href="https://github.com/meta-pytorch/compile-graph-break-site/edit/main/docs/gb/'
+        'gb0025.md"'
+    ) in page
+    assert 'rel="prev" href="gb0024.html"' in page and 'rel="next" href="gb0026.html"' in page
+
+
+@pytest.mark.parametrize(
+    ("gb_id", "literal"),
+    [
+        ("GB0000", "All __torch_function__ overrides returned NotImplemented"),
+        ("GB0236", "Encountered input of type &lt;{type_name}&gt;."),
+        ("GB0208", "torch.* op returned non-Tensor"),
+        ("GB0025", "with args <code>{args}</code>, kwargs <code>{kwargs}</code>"),
+    ],
+)
+def test_registry_text_is_plain_text(built: Project, gb_id: str, literal: str) -> None:
+    page = html(built, f"gb/{gb_id.lower()}.html")
+    assert literal in page
+    texts = re.findall(r'<(p|li) class="registry-text[^"]*">(.*?)</\1>', page, re.S)
+    texts += re.findall(r"<(h1)>(.*?)</h1>", page, re.S)
+    assert texts
+    for _tag, text in texts:  # only code spans and line breaks: never emphasis or links
+        assert not re.search(r"<(?!/?code>|br>)", text), text
+
+
+def test_empty_context_and_runtime_explanation(built: Project) -> None:
+    assert "(empty in the registry)" in html(built, "gb/gb0295.html")
+    page = html(built, "gb/gb0049.html")  # explanation is `str(e)` in the registry
+    assert "PyTorch works out this explanation when the break happens" in page
+
+
+def test_split_hints_are_shown_as_one_sentence(built: Project) -> None:
+    page = html(built, "gb/gb0003.html")
+    assert (
+        "Call a generator from inside of a non-generator Python function and compile that "
+        "function instead."
+    ) in page
+    page = html(built, "gb/gb0236.html")
+    assert (
+        "Use one of the following to register the type with pytree:<br>\n* <code>torch.utils."
+        "_pytree.register_constant</code>"
+    ) in page
+
+
+def test_categories_as_labels_with_meaning(built: Project) -> None:
+    page = html(built, "gb/gb0000.html")
+    assert 'class="label cat-user-error" href="../index.html?category=user-error"' in page
+    assert "Your code probably fails without torch.compile too." in page
+
+
+def test_removed_entry_keeps_its_page_with_a_notice(built: Project) -> None:
+    page = html(built, "gb/gb0060.html")
+    assert "Removed in PyTorch 2.14.0." in page
+    assert "PyTorch 2.14.0 and later no longer report GB0060" in page
+    assert "2.8.0 to 2.13.0" in page
+
+
+def test_history_shows_earlier_texts_with_their_releases(built: Project) -> None:
+    page = html(built, "gb/gb0001.html")
+    assert 'id="history"' in page
+    assert "regione" in page and "(2.8.0 to 2.13.0)" in page
+    assert "Current text since" in page and "2.14.0" in page
+    page = html(built, "gb/gb0056.html")
+    assert "Dyanmo only supports mutating" in page  # upstream rewrote it in place; we kept it
+
+
+def test_contributor_markdown_is_github_flavoured(built: Project) -> None:
+    page = html(built, "gb/gb0025.html")
+    info = page.split('id="additional-information"')[1].split('id="context"')[0]
+    assert '<h3 id="why-it-breaks">Why it breaks' in info
+    assert 'href="#why-it-breaks"' in info
+    assert "<td>errors on the first break<br><br>one graph</td>" in info
+    assert (
+        '<pre class="highlight"><code class="language-python"><span class="kn">import</span>'
+        in info
+    )
+    assert 'type="checkbox"' in info and "checked" in info and "disabled" in info
+    assert '<a href="https://pytorch.org/docs">https://pytorch.org/docs</a>' in info
+    assert '<a href="gb0029.html" class="gb-mention">GB0029</a>' in info
+    assert "GB9999" in info and 'href="gb9999.html"' not in info
+    assert 'class="markdown-alert markdown-alert-warning"' in info
+    assert "<details><summary>More</summary>Hidden text.</details>" in info
+
+
+def test_contributor_html_is_sanitized(built: Project) -> None:
+    info = html(built, "gb/gb0025.html").split('id="additional-information"')[1]
+    info = info.split('id="context"')[0]
+    assert "<script" not in info
+    assert "onerror" not in info and "onclick" not in info
+    assert "javascript:" not in info
+    assert "tracker.example" not in info  # an image from another host is dropped
+    assert '<a href="https://cdn.example/diagram.png">[image: diagram]</a>' in info
+
+
+def test_no_request_to_another_host(built: Project) -> None:
+    """Only <a href> may point elsewhere; everything that loads must be relative."""
+    for path in sorted(built.site.rglob("*")):
+        if path.suffix not in (".html", ".css", ".js") or path.name == "404.html":
+            continue
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".html":
+            for tag, attr, value in links_of(text):
+                if tag == "a" or attr == "action":
+                    continue
+                assert not re.match(r"(?i)([a-z]+:)?//", value), (path, tag, value)
+        assert not re.search(r"url\(\s*['\"]?(https?:)?//", text), path
+        assert "@import" not in text
+
+
+def test_all_internal_links_resolve(built: Project) -> None:
+    checked = 0
+    for path in [
+        built.site / "index.html",
+        built.site / "dashboard.html",
+        built.site / "releases" / "index.html",
+        built.site / "releases" / "2.14.0.html",
+        *sorted((built.site / "gb").glob("gb00[0-6]*.html")),
+    ]:
+        for tag, _attr, value in links_of(path.read_text()):
+            if re.match(r"(?i)[a-z]+:|#|//", value):
+                continue
+            target = (path.parent / value.split("#")[0].split("?")[0]).resolve()
+            assert target.is_file(), f"{path.relative_to(built.site)}: {tag} -> {value}"
+            checked += 1
+    assert checked > 1000
+
+
+def test_index_lists_every_entry_in_order(built: Project) -> None:
+    page = html(built, "index.html")
+    ids = re.findall(r'<tr id="(GB\d{4})"', page)
+    assert len(ids) == 593 and ids == sorted(ids)
+    row = page.split('<tr id="GB0060"')[1].split("</tr>")[0]
+    assert 'data-status="removed"' in row and "Removed in 2.14.0" in row
+    row = page.split('<tr id="GB0025"')[1].split("</tr>")[0]
+    assert 'data-info="1"' in row
+
+
+def test_dashboard_numbers_and_lists(built: Project) -> None:
+    page = html(built, "dashboard.html")
+    assert '<span class="number">593</span> graph breaks' in page
+    assert '<span class="number">592</span> current' in page
+    assert '<span class="number">1</span> removed' in page
+    assert '<span class="number">1</span> with additional information' in page
+    assert "<svg viewBox=" in page and "PyTorch 2.15.0: 592 ids" in page
+    no_hints = page.split('id="list-no-hints"')[1].split("</details>")[0]
+    assert "GB0208" in no_hints
+    split = page.split('id="list-split-hints"')[1].split("</details>")[0]
+    assert "GB0003" in split
+
+
+def test_release_pages(built: Project) -> None:
+    page = html(built, "releases/2.14.0.html")
+    removed = page.split('id="removed"')[1]
+    assert "gb0060.html" in removed
+    changed = page.split('id="changed"')[1].split('id="removed"')[0]
+    assert "gb0001.html" in changed and "(hints)" in changed
+
+
+def test_sitemap_uses_absolute_urls(built: Project) -> None:
+    root = ET.fromstring((built.site / "sitemap.xml").read_bytes())
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    urls = [loc.text or "" for loc in root.findall("s:url/s:loc", ns)]
+    base = "https://meta-pytorch.github.io/compile-graph-break-site/"
+    assert all(u.startswith(base) for u in urls)
+    assert base + "gb/gb0025.html" in urls and len(urls) > 593
+
+
+def test_registry_json_for_tools(built: Project) -> None:
+    data = json.loads((built.site / "registry.json").read_text())
+    assert len(data["entries"]) == 593
+    e = data["entries"]["GB0060"]
+    assert e["status"] == "removed" and e["removed"] == "2.14.0" and e["url"] == "gb/gb0060.html"
+    assert data["entries"]["GB0000"]["categories"] == ["user-error"]
+    assert data["entries"]["GB0025"]["has_additional_information"] is True
+    assert [s["label"] for s in data["sources"]][-1] == "2.15.0"
+
+
+def test_404_page_works_at_any_depth(built: Project) -> None:
+    page = html(built, "404.html")
+    assert 'href="https://meta-pytorch.github.io/compile-graph-break-site/index.html"' in page
+    assert "<style>" in page and '<link rel="stylesheet"' not in page
+
+
+def test_build_writes_nothing_outside_the_site(built: Project) -> None:
+    before = {k: v for k, v in built.snapshot().items() if not k.startswith("site/")}
+    assert built.run("build").code == 0
+    after = {k: v for k, v in built.snapshot().items() if not k.startswith("site/")}
+    assert after == before
+
+
+def test_same_inputs_give_identical_bytes(built: Project, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    assert built.run("build", "--out", str(again)).code == 0
+    first = {
+        p.relative_to(built.site): p.read_bytes() for p in built.site.rglob("*") if p.is_file()
+    }
+    second = {p.relative_to(again): p.read_bytes() for p in again.rglob("*") if p.is_file()}
+    assert first == second
+
+
+def test_rebuild_with_nothing_changed_writes_nothing(built: Project) -> None:
+    stamps = {p: p.stat().st_mtime_ns for p in built.site.rglob("*") if p.is_file()}
+    result = built.run("build")
+    assert "(0 changed)" in result.out
+    assert {p: p.stat().st_mtime_ns for p in built.site.rglob("*") if p.is_file()} == stamps
+
+
+def test_source_date_epoch_dates_the_footer(
+    built: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    out = tmp_path / "dated"
+    assert built.run("build", "--out", str(out)).code == 0
+    assert "Built 2026-01-01." in (out / "index.html").read_text()
+    assert "Built " not in html(built, "index.html")
+
+
+# ---- failures leave the previous site as it was ---------------------------------------------
+
+
+@pytest.fixture
+def site_project(tmp_path: Path) -> Project:
+    proj = make_project(tmp_path / "proj", docs=True)
+    assert proj.run("build").code == 0
+    return proj
+
+
+def site_files(proj: Project) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(proj.site)): p.read_bytes() for p in proj.site.rglob("*") if p.is_file()
+    }
+
+
+def test_marker_error_fails_the_build_and_keeps_the_site(site_project: Project) -> None:
+    before = site_files(site_project)
+    doc = site_project.docs / "gb0025.md"
+    doc.write_text(doc.read_text().replace("<!-- ADDITIONAL INFORMATION END -->", ""))
+    result = site_project.run("build")
+    assert result.code == 2
+    assert "gb0025.md:" in result.err and "without an END marker" in result.err
+    assert site_files(site_project) == before
+
+
+def test_template_error_names_template_and_line(site_project: Project) -> None:
+    before = site_files(site_project)
+    template = site_project.root / "templates" / "entry.html.j2"
+    lines = template.read_text().split("\n")
+    n = next(i for i, line in enumerate(lines) if "<h1>" in line)
+    lines[n] = lines[n].replace("text.gb_type", "text.no_such_field")
+    template.write_text("\n".join(lines))
+    result = site_project.run("build")
+    assert result.code == 2
+    assert f"entry.html.j2:{n + 1}: template error:" in result.err
+    assert "no_such_field" in result.err
+    assert "Traceback" not in result.err
+    assert site_files(site_project) == before
+
+
+def test_template_syntax_error(site_project: Project) -> None:
+    template = site_project.root / "templates" / "index.html.j2"
+    template.write_text(template.read_text().replace("{% endblock %}", "{% endblok %}", 1))
+    result = site_project.run("build")
+    assert result.code == 2
+    assert "index.html.j2:" in result.err and "template error" in result.err
+
+
+def test_refuses_to_replace_a_folder_it_did_not_write(
+    site_project: Project, tmp_path: Path
+) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    result = site_project.run("build", "--out", str(precious))
+    assert result.code == 2
+    assert "was not written by gbsite build" in result.err
+    assert (precious / "thesis.tex").read_text() == "years of work"
+    result = site_project.run("build", "--out", str(site_project.root))
+    assert result.code == 2 and "cannot be" in result.err
