@@ -20,6 +20,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from conftest import Project, make_project
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--headless",
@@ -98,3 +100,72 @@ class PageWatch:
     def assert_clean(self) -> None:
         assert not self.errors, self.errors
         assert not self.foreign, f"requests to other hosts: {self.foreign}"
+
+
+# ---- fixtures (registered for all tests by conftest.py's pytest_plugins) ---------------
+
+INFO = """
+### A worked example
+
+| option | effect |
+| --- | --- |
+| `fullgraph=True` | stops at the first break<br>one graph |
+
+```python
+torch._dynamo.graph_break()
+```
+
+Related: GB0029.
+"""
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    executable = require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    proj = make_project(tmp_path_factory.mktemp("browser") / "proj", docs=True)
+    doc = proj.docs / "gb0025.md"
+    start = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
+    before, after = doc.read_text().split(start)
+    doc.write_text(before + start + INFO + after.split("\n", 1)[1])
+    assert proj.run("build").code == 0
+    return proj
+
+
+@pytest.fixture(scope="session")
+def base_url(built_site: Project) -> Iterator[str]:
+    with serve_folder(built_site.site) as url:
+        yield url
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Any]:
+    contexts: list[Any] = []
+    watches: list[PageWatch] = []
+
+    def opener(url: str, *, width: int = 1280, height: int = 900, scheme: str = "light") -> Any:
+        context = browser.new_context(
+            viewport={"width": width, "height": height}, color_scheme=scheme
+        )
+        contexts.append(context)
+        page = context.new_page()
+        watch = PageWatch()
+        watch.attach(page, "127.0.0.1" if url.startswith("http") else None)
+        watches.append(watch)
+        page.goto(url)
+        return page
+
+    yield opener
+    for context in contexts:
+        context.close()
+    for watch in watches:
+        watch.assert_clean()

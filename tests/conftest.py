@@ -13,6 +13,9 @@ import pytest
 
 from gbsite import cli
 
+# Browser fixtures (Chromium, a built and served site) live in their own module.
+pytest_plugins = ["browser_support"]
+
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 UPSTREAM = DATA / "upstream"

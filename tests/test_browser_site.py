@@ -2,81 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from browser_support import CHROMIUM_ARGS, PageWatch, require_browser, serve_folder
-from conftest import Project, make_project
+from conftest import Project
 
 pytestmark = pytest.mark.browser
-
-INFO = """
-### A worked example
-
-| option | effect |
-| --- | --- |
-| `fullgraph=True` | stops at the first break<br>one graph |
-
-```python
-torch._dynamo.graph_break()
-```
-
-Related: GB0029.
-"""
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    executable = require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    proj = make_project(tmp_path_factory.mktemp("browser") / "proj", docs=True)
-    doc = proj.docs / "gb0025.md"
-    start = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
-    before, after = doc.read_text().split(start)
-    doc.write_text(before + start + INFO + after.split("\n", 1)[1])
-    assert proj.run("build").code == 0
-    return proj
-
-
-@pytest.fixture(scope="module")
-def base_url(site: Project) -> Iterator[str]:
-    with serve_folder(site.site) as url:
-        yield url
-
-
-@pytest.fixture
-def open_page(browser: Any) -> Iterator[Any]:
-    contexts: list[Any] = []
-    watches: list[PageWatch] = []
-
-    def opener(url: str, *, width: int = 1280, height: int = 900, scheme: str = "light") -> Any:
-        context = browser.new_context(
-            viewport={"width": width, "height": height}, color_scheme=scheme
-        )
-        contexts.append(context)
-        page = context.new_page()
-        watch = PageWatch()
-        watch.attach(page, "127.0.0.1" if url.startswith("http") else None)
-        watches.append(watch)
-        page.goto(url)
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
-    for watch in watches:
-        watch.assert_clean()
 
 
 def test_index(open_page: Any, base_url: str) -> None:
@@ -173,8 +105,8 @@ def test_dark_theme_follows_the_system(open_page: Any, base_url: str) -> None:
     assert dark.evaluate(bg) == "rgb(13, 17, 23)"
 
 
-def test_site_works_opened_from_disk(open_page: Any, site: Project) -> None:
-    page = open_page((site.site / "index.html").as_uri())
+def test_site_works_opened_from_disk(open_page: Any, built_site: Project) -> None:
+    page = open_page((built_site.site / "index.html").as_uri())
     page.locator("tr#GB0003 th a").click()
     page.wait_for_url("**/gb/gb0003.html")
     color = page.evaluate("getComputedStyle(document.querySelector('.entry-id')).color")

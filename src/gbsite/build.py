@@ -22,8 +22,8 @@ from markupsafe import Markup
 
 from gbsite import docs as docs_mod
 from gbsite import registry as registry_mod
+from gbsite import search, templating
 from gbsite import site as site_mod
-from gbsite import templating
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
 from gbsite.markdown import ContributorMarkdown, highlight_css
@@ -119,6 +119,7 @@ def render_site(cfg: Config, model: site_mod.SiteModel) -> dict[str, bytes]:
     for path in sorted(assets.rglob("*")) if assets.is_dir() else []:
         if path.is_file() and path.name != "style.css":
             out[f"{ASSETS}/{path.relative_to(assets).as_posix()}"] = path.read_bytes()
+    out[f"{ASSETS}/search-index.js"] = search_index(model)
     out["registry.json"] = site_mod.registry_json(model.registry, model)
     out["sitemap.xml"] = site_mod.sitemap(cfg, model)
     out[".nojekyll"] = b""  # GitHub Pages: serve files as they are
@@ -126,6 +127,14 @@ def render_site(cfg: Config, model: site_mod.SiteModel) -> dict[str, bytes]:
     return {
         path: data.encode("utf-8") if isinstance(data, str) else data for path, data in out.items()
     }
+
+
+def search_index(model: site_mod.SiteModel) -> str:
+    info_text = {
+        p.view.id: search.plain_text(str(p.info_html)) for p in model.entries if p.info_html
+    }
+    entries = search.entries_for(model.registry, model.views, info_text)
+    return search.index_js(entries, [c.key for c in model.categories], model.registry.labels)
 
 
 def _stylesheet(cfg: Config) -> str:

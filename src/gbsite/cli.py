@@ -123,6 +123,53 @@ def cmd_build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_lookup(args: argparse.Namespace) -> int:
+    import json
+
+    from gbsite import registry, search
+    from gbsite.views import entry_views
+
+    cfg = _config(args)
+    if args.words:
+        query = " ".join(args.words)
+    elif args.file in (None, "-"):
+        query = sys.stdin.read()
+    else:
+        try:
+            query = Path(args.file).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise GbsiteError.at(Path(args.file), None, f"cannot read: {exc.strerror}") from None
+    reg = registry.load(cfg.registry_dir)
+    entries = search.entries_for(reg, entry_views(reg), {})
+    matches = search.lookup(query, entries)[: args.limit]
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": m.entry.id,
+                        "type": m.entry.texts[0].gb_type,
+                        "status": "removed" if m.entry.removed else "current",
+                        "url": f"{cfg.site_url}gb/{m.entry.slug}.html",
+                        "why": m.why,
+                    }
+                    for m in matches
+                ],
+                indent=2,
+            )
+        )
+    else:
+        for m in matches:
+            removed = f" (removed in {m.entry.removed})" if m.entry.removed else ""
+            print(
+                f"{m.entry.id}  {m.entry.texts[0].gb_type}{removed}\n"
+                f"        {cfg.site_url}gb/{m.entry.slug}.html  [{m.why}]"
+            )
+        if not matches:
+            print("no graph break matches", file=sys.stderr)
+    return EXIT_OK if matches else EXIT_PROBLEMS
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gbsite",
@@ -202,6 +249,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="output folder (default: paths.output in gbsite.toml, site/)",
     )
     p.set_defaults(handler=cmd_build)
+
+    p = sub.add_parser(
+        "lookup",
+        help="find the graph breaks in a log (file or stdin) or for some words",
+        description="Find the registry entries for a pasted graph-break log, an id, a page URL "
+        "or some words: the same search as the site's. Reads FILE, or stdin when FILE is - or "
+        "absent; --words searches for words instead. Prints each match's id, type and "
+        "page URL, best first (for a log, every graph break in it, in order). Exit 1 when "
+        "nothing matches.",
+    )
+    p.add_argument("file", nargs="?", metavar="FILE", help="log file (default: stdin)")
+    p.add_argument("--words", nargs="+", metavar="WORD", help="search for these words instead")
+    p.add_argument("--limit", type=int, default=10, help="at most this many matches (10)")
+    p.add_argument("--json", action="store_true", help="print JSON for tools")
+    p.set_defaults(handler=cmd_lookup)
 
     for register in _EXTRA_COMMANDS:
         register(sub)

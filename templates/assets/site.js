@@ -1,27 +1,65 @@
-// gbsite page behaviour. Every page reads fine without it; it adds conveniences.
+// gbsite page behaviour. Every page reads fine without it. This part is small and loads on
+// every page; the search (search.js and its index) loads only when the search box is first used.
 (function () {
   "use strict";
+  var form = document.querySelector("form.search");
+  var input = document.getElementById("search-input");
+  var core = window.gbsite = {
+    root: (form && form.getAttribute("data-root")) || "",
+    pastedLog: null,
+    loadScript: function (path) {
+      return new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = core.root + path;
+        script.onload = resolve;
+        script.onerror = function () { reject(new Error(path + " not found")); };
+        document.head.appendChild(script);
+      });
+    }
+  };
+
+  var searchLoaded = false;
+  function loadSearch() {
+    if (!searchLoaded) {
+      searchLoaded = true;
+      core.loadScript("assets/search.js");
+    }
+  }
+
+  if (input) {
+    input.addEventListener("focus", loadSearch);
+    input.addEventListener("input", loadSearch);
+    // A log pasted before search.js arrives keeps its line breaks for it.
+    input.addEventListener("paste", function (event) {
+      if (window.gbsiteSearch) return;
+      var text = (event.clipboardData || window.clipboardData).getData("text");
+      if (text.indexOf("\n") >= 0) {
+        event.preventDefault();
+        core.pastedLog = text;
+        input.value = text.replace(/\s+/g, " ").trim();
+        loadSearch();
+      }
+    });
+  }
+  if (document.getElementById("filters")) loadSearch(); // the index: filters and ?q= at once
 
   // "/" focuses the search box, as on GitHub and MDN.
   document.addEventListener("keydown", function (event) {
     var target = event.target;
     var typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" ||
       target.tagName === "SELECT" || target.isContentEditable);
-    if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
-      var input = document.getElementById("search-input");
-      if (input) {
-        event.preventDefault();
-        input.focus();
-        input.select();
-      }
+    if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey && input) {
+      event.preventDefault();
+      input.focus();
+      input.select();
     }
   });
 
   // A link to a collapsed <details> (the dashboard's lists) opens it.
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
-    var el = id && document.getElementById(id);
-    if (el && el.tagName === "DETAILS") el.open = true;
+    var target = id && document.getElementById(id);
+    if (target && target.tagName === "DETAILS") target.open = true;
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();

@@ -1,0 +1,264 @@
+"""Search, filters and "paste your error" in the real page, with real torch 2.13.0 logs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from conftest import DATA, Project
+
+pytestmark = pytest.mark.browser
+
+LOGS = sorted(p for p in (DATA / "logs").glob("*.log") if "gb/gb" in p.read_text())
+
+
+def linked_ids(text: str) -> list[str]:
+    return list(dict.fromkeys(f"GB{n}" for n in re.findall(r"gb/gb(\d{4})\.html", text)))
+
+
+def paste(page: Any, text: str) -> None:
+    """A real paste event with clipboard data, as when a user presses Ctrl+V."""
+    page.locator("#search-input").focus()
+    page.evaluate(
+        """(text) => {
+            const data = new DataTransfer();
+            data.setData("text/plain", text);
+            const input = document.getElementById("search-input");
+            const event = new ClipboardEvent("paste", {clipboardData: data, bubbles: true,
+                                                       cancelable: true});
+            if (input.dispatchEvent(event)) {  // nobody handled it: insert as a browser would
+                input.value = text.replace(/[\\r\\n]/g, "");
+                input.dispatchEvent(new Event("input", {bubbles: true}));
+            }
+        }""",
+        text,
+    )
+
+
+def panel_ids(page: Any) -> list[str]:
+    page.wait_for_selector("#search-results:not([hidden])")
+    return page.locator("#search-results li.result").evaluate_all(
+        "items => items.map(i => i.dataset.id)"
+    )
+
+
+def query(page: Any) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query)
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
+def test_pasted_log_finds_its_entry_first(open_page: Any, base_url: str, log: Path) -> None:
+    text = log.read_text()
+    page = open_page(base_url + "index.html")
+    paste(page, text)
+    found = panel_ids(page)
+    assert found[: len(linked_ids(text))] == linked_ids(text)
+    assert "the link in your log" in page.locator("#search-results li.result").first.inner_text()
+
+
+@pytest.mark.parametrize(
+    "name", ["data-dependent-if", "fullgraph-one-hot", "multi", "logger-info", "deepcopy-tensor"]
+)
+def test_pasted_log_without_links(open_page: Any, base_url: str, name: str) -> None:
+    """The same logs with their links removed: the browser matches type and explanation."""
+    text = (DATA / "logs" / f"{name}.log").read_text()
+    page = open_page(base_url + "index.html")
+    paste(page, re.sub(r"https?://\S+", "", text))
+    assert panel_ids(page) == linked_ids(text)
+
+
+def test_log_pasted_as_one_line(open_page: Any, base_url: str) -> None:
+    """If the line breaks are lost (typed or pasted without our handler), it still works."""
+    text = re.sub(r"https?://\S+", "", (DATA / "logs" / "multi.log").read_text())
+    page = open_page(base_url + "index.html")
+    page.locator("#search-input").fill(re.sub(r"\s+", " ", text))
+    assert panel_ids(page) == ["GB0291", "GB0059", "GB0170", "GB0109"]
+
+
+def test_paste_on_an_entry_page_and_open_the_result(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "gb/gb0001.html")
+    paste(page, (DATA / "logs" / "fullgraph-one-hot.log").read_text())
+    page.wait_for_selector(".search-popup [role=option]")
+    first = page.locator(".search-popup [role=option]").first
+    assert first.get_attribute("data-id") == "GB0246"
+    page.keyboard.press("ArrowDown")
+    assert first.get_attribute("aria-selected") == "true"
+    assert page.locator("#search-input").get_attribute(
+        "aria-activedescendant"
+    ) == first.get_attribute("id")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/gb/gb0246.html")
+
+
+def test_results_as_you_type(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "gb/gb0300.html")
+    page.locator("#search-input").click()
+    page.keyboard.type("data dependent bran", delay=20)
+    page.wait_for_function(
+        "document.querySelector('.search-popup [role=option]')?.dataset.id === 'GB0170'"
+    )
+    page.keyboard.press("Escape")
+    assert page.locator(".search-popup").count() == 0
+    page.locator("#search-input").fill("gb0025")
+    page.wait_for_selector(".search-popup [data-id=GB0025]")
+    page.keyboard.press("Enter")  # nothing selected: the full results on the index
+    page.wait_for_url("**/index.html?q=gb0025")
+    assert panel_ids(page) == ["GB0025"]
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("GB0060", "GB0060"),
+        ("0025", "GB0025"),
+        ("https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0029.html", "GB0029"),
+        ("Dynamo cache limit exceeded", "GB0039"),
+        ("unittest", "GB0060"),
+        ("Graph Break Reason: Data-dependent branching", "GB0170"),
+    ],
+)
+def test_queries(open_page: Any, base_url: str, text: str, first: str) -> None:
+    page = open_page(base_url + "index.html")
+    page.locator("#search-input").fill(text)
+    assert panel_ids(page)[0] == first
+
+
+def test_contributor_text_is_searchable(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "index.html")
+    page.locator("#search-input").fill("worked example")  # only in GB0025's block
+    assert panel_ids(page)[0] == "GB0025"
+
+
+def test_filters_live_in_the_url_and_the_back_button_works(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "index.html")
+    page.wait_for_function("!!window.gbsiteSearch")
+    rows = page.locator("table.entries tbody tr:not([hidden])")
+    assert rows.count() == 593
+    page.select_option("#filter-category", "user-error")
+    assert query(page) == {"category": ["user-error"]}
+    user_error = rows.count()
+    assert 100 < user_error < 593
+    assert all(
+        "user-error" in c for c in rows.evaluate_all("rs => rs.map(r => r.dataset.category)")
+    )
+    page.select_option("#filter-status", "removed")
+    assert query(page) == {"category": ["user-error"], "status": ["removed"]}
+    assert rows.count() == 0
+    page.select_option("#filter-category", "")
+    assert rows.count() == 1 and rows.first.get_attribute("id") == "GB0060"
+    page.check("#filter-info")
+    assert query(page) == {"status": ["removed"], "info": ["1"]}
+    assert rows.count() == 0
+    page.go_back()
+    assert query(page) == {"status": ["removed"]}
+    assert page.locator("#filter-info").is_checked() is False
+    assert rows.count() == 1
+    page.go_back()
+    page.go_back()
+    assert query(page) == {"category": ["user-error"]}
+    assert page.locator("#filter-category").input_value() == "user-error"
+    assert rows.count() == user_error
+
+
+def test_shared_url_restores_query_and_filters(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "index.html?q=trace&status=removed&added=2.8.0")
+    assert page.locator("#search-input").input_value() == "trace"
+    assert page.locator("#filter-status").input_value() == "removed"
+    assert page.locator("#filter-added").input_value() == "2.8.0"
+    assert panel_ids(page) == ["GB0060"]
+    page = open_page(base_url + "index.html?info=1")
+    page.wait_for_function("document.querySelectorAll('tbody tr:not([hidden])').length === 1")
+    assert page.locator("tbody tr:not([hidden])").get_attribute("id") == "GB0025"
+
+
+def test_query_in_url_follows_typing(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "index.html?category=fundamental")
+    page.locator("#search-input").fill("trace generator")
+    page.wait_for_function("location.search.includes('q=trace+generator')")
+    assert query(page) == {"q": ["trace generator"], "category": ["fundamental"]}
+    assert panel_ids(page)[0] == "GB0003"
+
+
+def test_index_loads_only_when_search_is_used(browser: Any, base_url: str) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(base_url + "gb/gb0025.html")
+    page.wait_for_load_state("networkidle")
+    assert not any("search" in url for url in requested)
+    page.locator("#search-input").focus()
+    page.wait_for_function("!!window.GBSITE_SEARCH")
+    assert any(url.endswith("assets/search-index.js") for url in requested)
+    context.close()
+
+
+def test_search_works_opened_from_disk(open_page: Any, built_site: Project) -> None:
+    page = open_page((built_site.site / "gb" / "gb0001.html").as_uri())
+    paste(page, (DATA / "logs" / "user-graph-break.log").read_text())
+    page.wait_for_selector(".search-popup [data-id=GB0025]")
+
+
+def test_keystroke_to_results_is_fast(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "index.html")
+    page.wait_for_function("!!window.gbsiteSearch")
+    page.locator("#search-input").fill("graph")
+    panel_ids(page)
+    ms = page.evaluate("window.gbsiteLastSearchMs")
+    assert isinstance(ms, (int, float)) and ms >= 0  # the figure itself is a benchmark's job
+
+
+PARITY_QUERIES = [
+    "GB0025",
+    "0170",
+    "generator",
+    "trace generator",
+    "data dependent bran",
+    "print",
+    "how do i fix a generator",
+    "torch.cond",
+    "numpy",
+    "deepcopy",
+    "item",
+    "register_hook",
+    "Dyanmo only supports",
+    "Dynamo cache limit exceeded",
+    "zzqx qqzz",
+    "hooks compiled autograd",
+    "Graph Break Reason: Data-dependent branching",
+    "Explanation: User-inserted graph break.",
+    "unsupported context manager",
+    "non-Tensor",
+    "<{type_name}>",
+    "__torch_function__",
+]
+
+
+def test_browser_and_python_rank_alike(open_page: Any, base_url: str, built_site: Project) -> None:
+    """The JS search mirrors search.py: same inputs, same ranking."""
+    from gbsite import registry, search
+    from gbsite.views import entry_views
+
+    reg = registry.load(built_site.registry)
+    # No contributor text on the Python side: none of these queries are words of the one block
+    # the built site has (GB0025's "worked example").
+    entries = search.entries_for(reg, entry_views(reg), {})
+    queries = PARITY_QUERIES + [p.read_text() for p in LOGS]
+    queries += [re.sub(r"https?://\S+", "", p.read_text()) for p in LOGS]
+    page = open_page(base_url + "index.html")
+    page.wait_for_function("!!window.gbsiteSearch")
+    browser_ids = page.evaluate(
+        """async (queries) => {
+            const data = await window.gbsiteSearch.loadIndex();
+            return queries.map(q => window.gbsiteSearch.lookup(q, data).slice(0, 10)
+                                      .map(m => m.entry.id));
+        }""",
+        queries,
+    )
+    for q, got in zip(queries, browser_ids, strict=True):
+        expected = [m.entry.id for m in search.lookup(q, entries)[:10]]
+        assert got == expected, f"query {q[:60]!r}"
