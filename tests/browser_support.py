@@ -38,11 +38,18 @@ CHROMIUM_ARGS = [
 
 
 def chromium_path() -> str | None:
-    return (
+    """GBSITE_CHROMIUM, else Debian's chromium, else a Chromium installed by `playwright install`
+    (GitHub's Ubuntu runners have no Debian package)."""
+    found = (
         os.environ.get("GBSITE_CHROMIUM")
         or shutil.which("chromium")
         or shutil.which("chromium-browser")
     )
+    if found:
+        return found
+    cache = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", "~/.cache/ms-playwright")).expanduser()
+    bundled = sorted(cache.glob("chromium-*/chrome-linux*/chrome"))
+    return str(bundled[-1]) if bundled else None
 
 
 def require_browser() -> str:

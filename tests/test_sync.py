@@ -389,3 +389,16 @@ def test_marker_with_other_text_after_start(synced: Project) -> None:
     assert synced.run("sync").code == 0
     assert block_of(path) == "\nKept.\n"
     assert START in path.read_text()
+
+
+def test_check_github_annotations(synced: Project) -> None:
+    path = doc(synced, "GB0025")
+    lines = path.read_text().split("\n")
+    n = lines.index("## Hints")
+    lines.insert(n + 1, "My hint, 100% outside the block")
+    path.write_text("\n".join(lines))
+    result = synced.run("check", "--format", "github")
+    assert result.code == 1
+    [annotation] = [ln for ln in result.out.splitlines() if ln.startswith("::error")]
+    assert annotation.startswith(f"::error file={path},line={n + 2}::text added outside")
+    assert "100%25 outside" in annotation  # workflow-command escaping

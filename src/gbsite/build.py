@@ -41,6 +41,7 @@ class BuildReport:
     out_dir: Path
     files: int = 0
     written: int = 0
+    outputs: dict[str, bytes] = field(default_factory=dict)  # every file of the site
     warnings: list[Problem] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -237,6 +238,7 @@ def build(cfg: Config, out_dir: Path | None = None) -> BuildReport:
     with report.phase("write"):
         report.written = write_site(outputs, out_dir)
     report.files = len(outputs)
+    report.outputs = outputs
     return report
 
 

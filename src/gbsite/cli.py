@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -89,7 +90,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     reg = registry.load(cfg.registry_dir)
     result = sync.plan(cfg, reg)
     problems = sync.check_problems(cfg, result)
-    if args.format == "json":
+    if args.format == "github":
+        # GitHub Actions workflow commands: each problem is annotated on its line in the PR.
+        for problem in problems:
+            where = ""
+            if problem.path is not None:
+                where = f" file={problem.as_dict()['path']}"
+                where += f",line={problem.line}" if problem.line else ""
+            message = problem.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            print(f"::error{where}::{message}")
+        print(
+            f"check: {len(problems)} problem(s)"
+            if problems
+            else f"check: registry ({len(reg.entries)} ids) and docs are consistent"
+        )
+    elif args.format == "json":
         report = {
             "ok": not problems,
             "entries": len(reg.entries),
@@ -170,6 +185,25 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     return EXIT_OK if matches else EXIT_PROBLEMS
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from gbsite.serve import DevServer
+
+    cfg = _config(args)
+    server = DevServer(
+        cfg, args.host, args.port, args.out, log=lambda message: print(message, flush=True)
+    )
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM (CI, process managers) stops as cleanly as Ctrl-C
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.serve()
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gbsite",
@@ -229,7 +263,12 @@ def build_parser() -> argparse.ArgumentParser:
         "docs for unknown ids, unknown GBxxxx ids mentioned in blocks. Exit 0 when clean, 1 "
         "when problems were found, 2 when the check could not run.",
     )
-    p.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+    p.add_argument(
+        "--format",
+        choices=["text", "json", "github"],
+        default="text",
+        help="output: text, json for tools, or github (annotations in a pull request)",
+    )
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser(
@@ -249,6 +288,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="output folder (default: paths.output in gbsite.toml, site/)",
     )
     p.set_defaults(handler=cmd_build)
+
+    p = sub.add_parser(
+        "serve",
+        help="build, serve on localhost and rebuild on every change (live reload)",
+        description="Build the site, serve it on http://127.0.0.1:8000/, and watch registry/, "
+        "docs/gb/, templates/ and gbsite.toml: every save rebuilds the site and reloads the open "
+        "page. A failed rebuild keeps serving the last good site and shows the error in the "
+        "browser until the file is fixed. Ctrl-C stops it.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (8000; 0 picks a free one)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="output folder (default: paths.output in gbsite.toml, site/)",
+    )
+    p.set_defaults(handler=cmd_serve)
 
     p = sub.add_parser(
         "lookup",

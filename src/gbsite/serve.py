@@ -1,0 +1,274 @@
+"""`gbsite serve`: build, serve on localhost, rebuild on change, reload the open page.
+
+Like `mkdocs serve`: a burst of saves gives one rebuild; a failed rebuild keeps the last good
+site, prints the error and shows it in the browser, and the next good save recovers. Pages are
+served from the last good build held in memory, so a request never sees a half-built site and
+no request can reach a file outside it. Each build is also written to the output folder.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import mimetypes
+import posixpath
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from gbsite import build, config
+from gbsite.config import Config
+from gbsite.errors import GbsiteError
+
+DEBOUNCE = 0.05  # seconds of quiet after the last change before rebuilding
+EVENTS_PATH = "/__gbsite/events"
+_IGNORED_SUFFIXES = (".tmp", ".swp", ".swx", "~")
+_CHANGES = {"created", "modified", "moved", "deleted", "closed"}
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The site being served: the last good build, and the error of a later failed one."""
+
+    number: int
+    outputs: dict[str, bytes]
+    error: str | None
+
+
+class SiteState:
+    """Shared between the HTTP threads and the builder; replaced whole, never mutated."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.snapshot = Snapshot(0, {}, None)
+
+    def publish(self, snapshot: Snapshot) -> None:
+        with self._changed:
+            self.snapshot = snapshot
+            self._changed.notify_all()
+
+    def wait_for_change(self, seen: Snapshot, timeout: float) -> Snapshot:
+        with self._changed:
+            self._changed.wait_for(lambda: self.snapshot is not seen, timeout=timeout)
+            return self.snapshot
+
+
+def live_reload_script(snapshot: Snapshot) -> bytes:
+    """Injected into served HTML only (never into the built files)."""
+    return (
+        "<script>(function(){var build=" + str(snapshot.number) + ";"
+        "var es=new EventSource('" + EVENTS_PATH + "');"
+        "function show(msg){var el=document.getElementById('gbsite-build-error');"
+        "if(!el){el=document.createElement('pre');el.id='gbsite-build-error';"
+        "el.setAttribute('role','alert');el.style.cssText='position:fixed;left:0;right:0;"
+        "top:0;z-index:99;margin:0;padding:1rem;background:#a40e26;color:#fff;"
+        "white-space:pre-wrap;font:14px/1.4 monospace';document.body.appendChild(el);}"
+        "el.textContent='gbsite build failed; showing the last good site.\\n'+msg;}"
+        "es.onmessage=function(e){var d=JSON.parse(e.data);"
+        "if(d.build!==build){location.reload();}else if(d.error){show(d.error);}"
+        "else{var el=document.getElementById('gbsite-build-error');if(el)el.remove();}};"
+        "})();</script>"
+    ).encode()
+
+
+def resolve(url_path: str) -> str | None:
+    """The output path a request names, or None for anything that tries to leave the site."""
+    path = unquote(urlsplit(url_path).path)
+    if "\x00" in path or "\\" in path:
+        return None
+    parts = path.split("/")
+    if any(part in ("..", ".") for part in parts):
+        return None
+    clean = posixpath.normpath("/" + path.lstrip("/")).lstrip("/")
+    if path.endswith("/") or clean in ("", "."):
+        clean = posixpath.join(clean, "index.html") if clean not in ("", ".") else "index.html"
+    return clean
+
+
+def make_handler(
+    state: SiteState, stopping: threading.Event
+) -> type[http.server.BaseHTTPRequestHandler]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        server_version = "gbsite"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # a request log would bury the rebuild messages
+
+        def do_HEAD(self) -> None:
+            self._serve(body=False)
+
+        def do_GET(self) -> None:
+            if urlsplit(self.path).path == EVENTS_PATH:
+                self._events()
+            else:
+                self._serve(body=True)
+
+        def _serve(self, body: bool) -> None:
+            snapshot = state.snapshot
+            path = resolve(self.path)
+            data = snapshot.outputs.get(path) if path is not None else None
+            status = 200
+            if data is None:
+                status, path = 404, "404.html"
+                data = snapshot.outputs.get(path, b"<!DOCTYPE html><title>Not found</title>")
+            content_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
+            if content_type == "text/html":
+                data = data.replace(b"</body>", live_reload_script(snapshot) + b"</body>", 1)
+            if content_type.startswith("text/") or content_type.endswith(("javascript", "json")):
+                content_type += "; charset=utf-8"
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if body:
+                self.wfile.write(data)
+
+        def _events(self) -> None:
+            """Server-sent events: the build number and error, whenever either changes."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            snapshot = state.snapshot
+            try:
+                while not stopping.is_set():
+                    message = {"build": snapshot.number, "error": snapshot.error}
+                    self.wfile.write(f"data: {json.dumps(message)}\n\n".encode())
+                    self.wfile.flush()
+                    seen, quiet_since = snapshot, time.monotonic()
+                    while snapshot is seen and not stopping.is_set():
+                        snapshot = state.wait_for_change(seen, timeout=1.0)
+                        if time.monotonic() - quiet_since > 15:
+                            self.wfile.write(b": keep-alive\n\n")  # notices closed pages
+                            self.wfile.flush()
+                            quiet_since = time.monotonic()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the page was closed or reloaded
+
+    return Handler
+
+
+class _Watcher(FileSystemEventHandler):
+    def __init__(self, relevant: Callable[[Path], bool], changed: Callable[[], None]) -> None:
+        self.relevant = relevant
+        self.changed = changed
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        # Only changes count: the build itself opens and reads every file it watches.
+        if event.event_type not in _CHANGES or (
+            event.is_directory and event.event_type == "modified"
+        ):
+            return
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            if raw and self.relevant(Path(str(raw))):
+                self.changed()
+                return
+
+
+class DevServer:
+    def __init__(
+        self,
+        cfg: Config,
+        host: str,
+        port: int,
+        out_dir: Path | None = None,
+        log: Callable[[str], None] = print,
+    ) -> None:
+        self.cfg = cfg
+        self.out_dir = out_dir
+        self.log = log
+        self.state = SiteState()
+        self.stopping = threading.Event()
+        self._wake = threading.Event()
+        self._last_change = 0.0
+        handler = make_handler(self.state, self.stopping)
+        try:
+            self.httpd = http.server.ThreadingHTTPServer((host, port), handler)
+        except OSError as exc:
+            raise GbsiteError(
+                f"cannot listen on {host}:{port}: {exc.strerror}; choose another port with --port"
+            ) from None
+        self.httpd.daemon_threads = True
+        self.url = f"http://{host}:{self.httpd.server_address[1]}/"
+
+    def rebuild(self) -> None:
+        started = time.perf_counter()
+        current = self.state.snapshot
+        try:
+            # gbsite.toml may have changed; its folders to watch are fixed at start-up.
+            self.cfg = config.load(self.cfg.root)
+            report = build.build(self.cfg, self.out_dir)
+        except GbsiteError as exc:
+            message = "\n".join(str(p) for p in exc.problems)
+            self.log(
+                f"build failed ({len(exc.problems)} problem(s)); still serving the last "
+                f"good site:\n{message}"
+            )
+            self.state.publish(Snapshot(current.number, current.outputs, message))
+            return
+        ms = (time.perf_counter() - started) * 1000
+        for warning in report.warnings:
+            self.log(f"warning: {warning}")
+        self.log(f"rebuilt in {ms:.0f} ms ({report.written} files changed)")
+        self.state.publish(Snapshot(current.number + 1, report.outputs, None))
+
+    def _relevant(self, path: Path) -> bool:
+        name = path.name
+        if name.startswith(".") or name.endswith(_IGNORED_SUFFIXES):
+            return False  # editor and gbsite temp files; the rename that follows counts
+        if path == self.cfg.file:
+            return True
+        return any(
+            path.is_relative_to(folder)
+            for folder in (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir)
+        )
+
+    def _changed(self) -> None:
+        self._last_change = time.monotonic()
+        self._wake.set()
+
+    def _builder(self) -> None:
+        while not self.stopping.is_set():
+            if not self._wake.wait(timeout=0.5):
+                continue
+            # Debounce: wait until saves have been quiet for a moment, then build once.
+            while (quiet := self._last_change + DEBOUNCE - time.monotonic()) > 0:
+                time.sleep(quiet)
+            self._wake.clear()
+            if not self.stopping.is_set():
+                self.rebuild()
+
+    def serve(self) -> None:
+        self.rebuild()
+        if self.state.snapshot.number == 0:
+            raise GbsiteError("the first build failed; fix the problems above and start again")
+        observer = Observer()
+        watcher = _Watcher(self._relevant, self._changed)
+        for folder in (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir):
+            if folder.is_dir():
+                observer.schedule(watcher, str(folder), recursive=True)
+        observer.schedule(watcher, str(self.cfg.root), recursive=False)  # gbsite.toml
+        observer.start()
+        builder = threading.Thread(target=self._builder, name="gbsite-builder", daemon=True)
+        builder.start()
+        server = threading.Thread(target=self.httpd.serve_forever, name="gbsite-http", daemon=True)
+        server.start()
+        self.log(f"Serving on {self.url} (Ctrl-C to stop)")
+        try:
+            while server.is_alive():
+                server.join(timeout=0.5)
+        finally:
+            self.stopping.set()
+            observer.stop()
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            observer.join(timeout=5)
+            builder.join(timeout=30)  # a build in progress finishes and cleans up its temp folder

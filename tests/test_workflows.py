@@ -1,0 +1,129 @@
+"""The GitHub workflows: actionlint-clean, pinned, least privilege, and the commands we run."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO
+
+WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+
+
+def load(path: Path) -> dict:  # type: ignore[type-arg]
+    data = yaml.safe_load(path.read_text())
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as True
+    return data
+
+
+def actionlint() -> str:
+    found = shutil.which("actionlint") or str(Path(sys.executable).parent / "actionlint")
+    if not Path(found).exists():
+        pytest.fail("actionlint is not installed (it comes with the [test] extra)")
+    return found
+
+
+def test_names() -> None:
+    assert [p.name for p in WORKFLOWS] == ["ci.yml", "deploy.yml", "sync.yml"]
+
+
+def test_actionlint_passes() -> None:
+    result = subprocess.run([actionlint(), *map(str, WORKFLOWS)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_would_catch_a_mistake(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text(
+        (REPO / ".github/workflows/ci.yml")
+        .read_text()
+        .replace("runs-on: ubuntu-24.04", "runs-on: ubuntu-24.04\n    if: ${{ github.nope.bad }}")
+    )
+    result = subprocess.run([actionlint(), str(broken)], capture_output=True, text=True)
+    assert result.returncode != 0
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_actions_are_pinned_to_commits(path: Path) -> None:
+    uses = re.findall(r"uses:\s*(\S+)(.*)", path.read_text())
+    assert uses
+    for action, comment in uses:
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", action), action
+        assert re.search(r"# v\d+\.\d+\.\d+", comment), f"{action}: say which version"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_least_privilege(path: Path) -> None:
+    data = load(path)
+    assert data["permissions"] == {"contents": "read"}  # the default for every job
+    for name, job in data["jobs"].items():
+        extra = job.get("permissions", {})
+        assert "write-all" not in str(extra)
+        allowed = {"deploy.yml": {"pages", "id-token"}, "sync.yml": {"contents", "actions"}}
+        assert set(extra) <= allowed.get(path.name, set()), (path.name, name, extra)
+
+
+def test_pip_is_cached() -> None:
+    for path in WORKFLOWS:
+        for job in load(path)["jobs"].values():
+            for step in job["steps"]:
+                if "setup-python" in step.get("uses", ""):
+                    assert step["with"]["cache"] == "pip"
+
+
+def commands(path: Path) -> list[str]:
+    out = []
+    for job in load(path)["jobs"].values():
+        for step in job["steps"]:
+            out += [line.strip() for line in step.get("run", "").splitlines() if line.strip()]
+    return out
+
+
+def test_ci_runs_what_developers_run() -> None:
+    ci = commands(REPO / ".github/workflows/ci.yml")
+    local = (REPO / ".ci" / "run").read_text()
+    readme = (REPO / "README.md").read_text()
+    assert "gbsite check --format github" in ci
+    for command in (
+        "ruff check .",
+        "ruff format --check .",
+        "mypy",
+        "python -m pytest",
+        "gbsite build",
+    ):
+        assert command in ci, command
+        assert command in local, command
+    assert "python -m pytest" in readme and "gbsite build" in readme
+
+
+def test_deploy_checks_and_builds_before_publishing() -> None:
+    data = load(REPO / ".github/workflows/deploy.yml")
+    assert data["on"]["push"]["branches"] == ["main"]
+    steps = data["jobs"]["build"]["steps"]
+    runs = [s.get("run", "") for s in steps]
+    assert runs.index("gbsite check --format github") < runs.index("gbsite build")
+    assert "upload-pages-artifact" in steps[-1]["uses"]
+    assert data["jobs"]["deploy"]["needs"] == "build"
+    assert "deploy-pages" in data["jobs"]["deploy"]["steps"][0]["uses"]
+    assert "git push" not in (REPO / ".github/workflows/deploy.yml").read_text()
+
+
+def test_sync_commits_only_after_check() -> None:
+    data = load(REPO / ".github/workflows/sync.yml")
+    assert "schedule" in data["on"] and "workflow_dispatch" in data["on"]
+    runs = commands(REPO / ".github/workflows/sync.yml")
+    order = [
+        next(i for i, r in enumerate(runs) if r.startswith(c))
+        for c in ("gbsite import", "gbsite sync", "gbsite check", "git push")
+    ]
+    assert order == sorted(order)
+    assert (
+        "raw.githubusercontent.com/pytorch/pytorch/main/torch/_dynamo/graph_break_registry"
+        ".json" in (REPO / ".github/workflows/sync.yml").read_text()
+    )
