@@ -115,7 +115,7 @@ def make_handler(
             path = resolve(self.path)
             data = snapshot.outputs.get(path) if path is not None else None
             status = 200
-            if data is None:
+            if path is None or data is None:
                 status, path = 404, "404.html"
                 data = snapshot.outputs.get(path, b"<!DOCTYPE html><title>Not found</title>")
             content_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
