@@ -309,8 +309,38 @@ def test_same_inputs_give_identical_bytes(built: Project, tmp_path: Path) -> Non
 def test_rebuild_with_nothing_changed_writes_nothing(built: Project) -> None:
     stamps = {p: p.stat().st_mtime_ns for p in built.site.rglob("*") if p.is_file()}
     result = built.run("build")
+    assert result.out.startswith("build: nothing changed since")
+    result = built.run("build", "--force")  # a full build all the same: still nothing to write
     assert "(0 changed)" in result.out
     assert {p: p.stat().st_mtime_ns for p in built.site.rglob("*") if p.is_file()} == stamps
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda p: (p.docs / "gb0001.md").write_text(
+            (p.docs / "gb0001.md").read_text().replace("-->\n\n<!--", "-->\nnew note\n<!--")
+        ),
+        lambda p: (p.root / "templates" / "404.html.j2").write_text(
+            (p.root / "templates" / "404.html.j2").read_text() + "\n"
+        ),
+        lambda p: (p.root / "gbsite.toml").write_text(
+            (p.root / "gbsite.toml").read_text().replace('branch = "main"', 'branch = "dev"')
+        ),
+        lambda p: (p.site / "gb" / "gb0002.html").unlink(),
+        lambda p: (p.site / "index.html").write_text("truncated"),
+    ],
+    ids=["docs", "template", "config", "output deleted", "output damaged"],
+)
+def test_any_change_means_a_real_build(tmp_path: Path, change: object) -> None:
+    proj = make_project(tmp_path / "proj", docs=True)
+    assert proj.run("build").code == 0
+    assert proj.run("build").out.startswith("build: nothing changed")
+    change(proj)  # type: ignore[operator]
+    result = proj.run("build")
+    assert result.code == 0
+    assert not result.out.startswith("build: nothing changed"), result.out
+    assert proj.run("build").out.startswith("build: nothing changed")
 
 
 def test_source_date_epoch_dates_the_footer(
@@ -384,3 +414,41 @@ def test_refuses_to_replace_a_folder_it_did_not_write(
     assert (precious / "thesis.tex").read_text() == "years of work"
     result = site_project.run("build", "--out", str(site_project.root))
     assert result.code == 2 and "cannot be" in result.err
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "\n### A first contribution\n\nSee GB0029.\n",  # an empty block gets content
+        "",  # a block with content is emptied
+        "\n| a | b |\n|---|---|\n| `x` | y |\n",  # content changes
+    ],
+    ids=["added", "emptied", "changed"],
+)
+def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> None:
+    """serve rebuilds only what a docs edit touches; the result must be the full build's."""
+    from gbsite import build, config
+
+    proj = make_project(tmp_path / "proj", docs=True)
+    start = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
+    doc = proj.docs / "gb0025.md"
+    before, after = doc.read_text().split(start)
+    doc.write_text(before + start + "\nAn earlier note.\n" + after.split("\n", 1)[1])
+    builder = build.Builder(config.load(proj.root), tmp_path / "site")
+    builder.build(skip_unchanged=False)
+
+    before, after = doc.read_text().split(start)
+    _, tail = after.split("<!-- ADDITIONAL INFORMATION END -->")
+    doc.write_text(before + start + edit + "<!-- ADDITIONAL INFORMATION END -->" + tail)
+    incremental = builder.docs_changed([doc]).outputs
+    full = build.Builder(config.load(proj.root), tmp_path / "full").build().outputs
+    marker = build.OUTPUT_MARKER
+    assert set(incremental) == set(full)
+    differing = [p for p in full if p != marker and incremental[p] != full[p]]
+    assert differing == []
+    on_disk = {
+        str(p.relative_to(tmp_path / "site")) for p in (tmp_path / "site").rglob("*") if p.is_file()
+    }
+    assert on_disk == set(full)
+    for rel in ("gb/gb0025.html", "index.html", "dashboard.html", "assets/search-index.js"):
+        assert (tmp_path / "site" / rel).read_bytes() == full[rel], rel

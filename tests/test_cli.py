@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, Project
-from gbsite import __version__
+from gbsite import version
 
 
 def gbsite(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -26,8 +26,8 @@ def gbsite(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
 def test_version() -> None:
     result = gbsite("--version")
     assert result.returncode == 0
-    assert result.stdout.strip() == f"gbsite {__version__}"
-    assert __version__ != "0+unknown"  # the package is installed, metadata is found
+    assert result.stdout.strip() == f"gbsite {version()}"
+    assert version() != "0+unknown"  # the package is installed, metadata is found
 
 
 def test_help_lists_every_command() -> None:

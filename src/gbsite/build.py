@@ -1,9 +1,16 @@
 """`gbsite build`: registry + preserved blocks + templates -> a static site, in named phases.
 
-Everything is read, validated and rendered in memory first; only then is the site written, into
-a temporary folder that replaces the old site in one rename. A build that fails or is killed
-leaves the previous site as it was. Reading touches only registry/, the blocks of docs/gb/ and
-templates/; nothing there is ever written.
+    fingerprint  hash every input; if the output folder was built from the same inputs, stop
+    load         registry/ and the blocks of docs/gb/, validated
+    markdown     contributor blocks to sanitized HTML
+    model        what every page shows, as dataclasses (site.py)
+    render       templates -> bytes of every file, in memory
+    write        into a temporary folder that replaces the old site in one step
+
+A build that fails or is killed leaves the previous site as it was. Reading touches only
+registry/, the blocks of docs/gb/, templates/ and gbsite.toml; nothing there is written.
+Modules that are slow to import (Jinja, YAML, Markdown) are imported by the phases that use
+them, so a build with nothing to do stays cheap.
 """
 
 from __future__ import annotations
@@ -14,26 +21,26 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from markupsafe import Markup
-
-from gbsite import docs as docs_mod
-from gbsite import registry as registry_mod
-from gbsite import search, templating
-from gbsite import site as site_mod
+from gbsite import fingerprint
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
-from gbsite.markdown import ContributorMarkdown, highlight_css
-from gbsite.model import Registry
-from gbsite.sync import scan
-from gbsite.views import entry_views
 
-# Marks a folder as a gbsite output, so a build never replaces a folder it did not create.
-OUTPUT_MARKER = ".gbsite-output"
+if TYPE_CHECKING:
+    import jinja2
+    from markupsafe import Markup
+
+    from gbsite.docs import Doc
+    from gbsite.model import Registry
+    from gbsite.site import EntryPage, SiteModel
+    from gbsite.views import EntryView
+
 ASSETS = "assets"
+OUTPUT_MARKER = fingerprint.MARKER
 
 
 @dataclass
@@ -41,6 +48,7 @@ class BuildReport:
     out_dir: Path
     files: int = 0
     written: int = 0
+    unchanged: bool = False  # nothing to do: the output was built from the same inputs
     outputs: dict[str, bytes] = field(default_factory=dict)  # every file of the site
     warnings: list[Problem] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
@@ -59,21 +67,30 @@ class Inputs:
     """Everything a build reads, validated."""
 
     registry: Registry
-    docs: dict[str, docs_mod.Doc]
+    docs: dict[str, Doc]
+
+
+def read_doc(path: Path) -> Doc:
+    from gbsite.docs import read
+
+    return read(path, outside=False)  # the site needs only the block
 
 
 def load(cfg: Config, report: BuildReport) -> Inputs:
-    reg = registry_mod.load(cfg.registry_dir)
+    from gbsite import registry
+    from gbsite.sync import scan
+
+    reg = registry.load(cfg.registry_dir)
     files, unexpected = scan(cfg.docs_dir)
     report.warnings.extend(unexpected)
     problems: list[Problem] = []
-    docs: dict[str, docs_mod.Doc] = {}
+    docs: dict[str, Doc] = {}
     for gb_id, path in files.items():
         if gb_id not in reg.entries:
             report.warnings.append(Problem(f"{gb_id} is not in the registry; not built", path))
             continue
         try:
-            docs[gb_id] = docs_mod.read(path)
+            docs[gb_id] = read_doc(path)
         except GbsiteError as exc:
             problems.extend(exc.problems)
     if problems:
@@ -81,70 +98,119 @@ def load(cfg: Config, report: BuildReport) -> Inputs:
     return Inputs(reg, docs)
 
 
-def render_info(inputs: Inputs) -> dict[str, Markup]:
+def render_info(registry: Registry, docs: Iterable[tuple[str, Doc]]) -> dict[str, Markup]:
     """Contributor blocks to sanitized HTML (only the blocks that have content)."""
+    written = {gb_id: doc for gb_id, doc in docs if doc.has_content}
+    if not written:
+        return {}
+    # Imported here: markdown-it, its plugins and nh3 take ~30 ms to import, needless when
+    # nobody has written anything yet.
+    from markupsafe import Markup
+
+    from gbsite.markdown import ContributorMarkdown
+    from gbsite.site import PAGE_SECTIONS
+
     md = ContributorMarkdown(
-        known_ids=inputs.registry.entries,
+        known_ids=registry.entries,
         link_for=lambda gb_id: f"{gb_id.lower()}.html",  # entry pages are siblings in gb/
-        reserved_ids=site_mod.PAGE_SECTIONS,
+        reserved_ids=PAGE_SECTIONS,
     )
     # The HTML is sanitized by nh3, so it is safe to mark as such for the templates.
-    return {
-        gb_id: Markup(md.render(doc.block)) for gb_id, doc in inputs.docs.items() if doc.has_content
-    }
+    return {gb_id: Markup(md.render(doc.block)) for gb_id, doc in written.items()}
 
 
-def render_site(cfg: Config, model: site_mod.SiteModel) -> dict[str, bytes]:
-    """Every output file, by path relative to the site root."""
-    env = templating.environment(cfg.templates_dir, html=True)
-    env.filters["release_path"] = lambda label: f"releases/{site_mod.release_slug(label)}.html"
-    out: dict[str, str | bytes] = {}
+class Renderer:
+    """Templates -> bytes. One per build: it holds the Jinja environment and the stylesheet."""
 
-    def page(path: str, template: str, **context: object) -> None:
+    def __init__(self, cfg: Config) -> None:
+        from gbsite import site, templating
+
+        self.cfg = cfg
+        self.templating = templating
+        self.env: jinja2.Environment = templating.environment(cfg.templates_dir, html=True)
+        self.env.filters["release_path"] = lambda label: f"releases/{site.release_slug(label)}.html"
+        self.css = self._stylesheet()
+
+    def page(self, site_model: SiteModel, path: str, template: str, **context: object) -> bytes:
         root = "../" * path.count("/")
-        out[path] = templating.render(
-            env, template, cfg.templates_dir, site=model.info, root=root, path=path, **context
+        html = self.templating.render(
+            self.env,
+            template,
+            self.cfg.templates_dir,
+            site=site_model.info,
+            root=root,
+            path=path,
+            **context,
         )
+        return html.encode("utf-8")
 
-    page("index.html", "index.html.j2", model=model)
-    page("dashboard.html", "dashboard.html.j2", dashboard=model.dashboard, model=model)
-    page("releases/index.html", "releases.html.j2", releases=model.releases)
-    for release in model.releases:
-        page(release.path, "release.html.j2", release=release)
-    for entry in model.entries:
-        page(entry.path, "entry.html.j2", page=entry, has_info=model.has_info)
-    css = _stylesheet(cfg)
-    page("404.html", "404.html.j2", site_url=cfg.site_url, inline_css=Markup(css))
-    out[f"{ASSETS}/style.css"] = css
-    assets = cfg.templates_dir / ASSETS
-    for path in sorted(assets.rglob("*")) if assets.is_dir() else []:
-        if path.is_file() and path.name != "style.css":
-            out[f"{ASSETS}/{path.relative_to(assets).as_posix()}"] = path.read_bytes()
-    out[f"{ASSETS}/search-index.js"] = search_index(model)
-    out["registry.json"] = site_mod.registry_json(model.registry, model)
-    out["sitemap.xml"] = site_mod.sitemap(cfg, model)
-    out[".nojekyll"] = b""  # GitHub Pages: serve files as they are
-    out[OUTPUT_MARKER] = b"written by gbsite build; this folder is replaced on every build\n"
-    return {
-        path: data.encode("utf-8") if isinstance(data, str) else data for path, data in out.items()
-    }
+    def entries(self, model: SiteModel, pages: Iterable[EntryPage]) -> dict[str, bytes]:
+        return {
+            p.path: self.page(model, p.path, "entry.html.j2", page=p, has_info=model.has_info)
+            for p in pages
+        }
+
+    def info_dependent(self, model: SiteModel) -> dict[str, bytes]:
+        """The files that change when a contributor block does, besides its own page."""
+        from gbsite import site
+
+        return {
+            "index.html": self.page(model, "index.html", "index.html.j2", model=model),
+            "dashboard.html": self.page(
+                model, "dashboard.html", "dashboard.html.j2", dashboard=model.dashboard, model=model
+            ),
+            f"{ASSETS}/search-index.js": search_index(model).encode("utf-8"),
+            "registry.json": site.registry_json(model.registry, model).encode("utf-8"),
+        }
+
+    def site(self, model: SiteModel) -> dict[str, bytes]:
+        """Every output file, by path relative to the site root."""
+        from markupsafe import Markup
+
+        from gbsite import site
+
+        out = self.info_dependent(model)
+        out["releases/index.html"] = self.page(
+            model, "releases/index.html", "releases.html.j2", releases=model.releases
+        )
+        for release in model.releases:
+            out[release.path] = self.page(model, release.path, "release.html.j2", release=release)
+        out.update(self.entries(model, model.entries))
+        out["404.html"] = self.page(
+            model,
+            "404.html",
+            "404.html.j2",
+            site_url=self.cfg.site_url,
+            inline_css=Markup(self.css),
+        )
+        out[f"{ASSETS}/style.css"] = self.css.encode("utf-8")
+        assets = self.cfg.templates_dir / ASSETS
+        for path in sorted(assets.rglob("*")) if assets.is_dir() else []:
+            if path.is_file() and path.name != "style.css":
+                out[f"{ASSETS}/{path.relative_to(assets).as_posix()}"] = path.read_bytes()
+        out["sitemap.xml"] = site.sitemap(self.cfg, model).encode("utf-8")
+        out[".nojekyll"] = b""  # GitHub Pages: serve files as they are
+        return out
+
+    def _stylesheet(self) -> str:
+        from gbsite.highlight import highlight_css
+
+        path = self.cfg.templates_dir / ASSETS / "style.css"
+        try:
+            base = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise GbsiteError.at(path, None, "stylesheet not found") from None
+        return base + "\n/* Code highlighting (Pygments) */\n" + highlight_css()
 
 
-def search_index(model: site_mod.SiteModel) -> str:
+def search_index(model: SiteModel) -> str:
+    from gbsite import search
+
     info_text = {
         p.view.id: search.plain_text(str(p.info_html)) for p in model.entries if p.info_html
     }
     entries = search.entries_for(model.registry, model.views, info_text)
     return search.index_js(entries, [c.key for c in model.categories], model.registry.labels)
-
-
-def _stylesheet(cfg: Config) -> str:
-    path = cfg.templates_dir / ASSETS / "style.css"
-    try:
-        base = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GbsiteError.at(path, None, "stylesheet not found") from None
-    return base + "\n/* Code highlighting (Pygments) */\n" + highlight_css()
 
 
 def write_site(outputs: dict[str, bytes], out_dir: Path) -> int:
@@ -153,12 +219,7 @@ def write_site(outputs: dict[str, bytes], out_dir: Path) -> int:
     Unchanged files are hard-linked from the old site (same inode, mtime kept), so a rebuild
     with nothing changed writes nothing, and one with a few changes writes a few files.
     """
-    if out_dir.exists() and not (out_dir / OUTPUT_MARKER).exists() and any(out_dir.iterdir()):
-        raise GbsiteError.at(
-            out_dir,
-            None,
-            "exists and was not written by gbsite build; choose another output folder or remove it",
-        )
+    _refuse_foreign_folder(out_dir)
     changed = [p for p, data in outputs.items() if _read(out_dir / p) != data]
     stale = out_dir.is_dir() and _existing(out_dir) != set(outputs)
     if not changed and not stale:
@@ -194,6 +255,15 @@ def write_site(outputs: dict[str, bytes], out_dir: Path) -> int:
     return len(changed)
 
 
+def _refuse_foreign_folder(out_dir: Path) -> None:
+    if out_dir.exists() and not (out_dir / OUTPUT_MARKER).exists() and any(out_dir.iterdir()):
+        raise GbsiteError.at(
+            out_dir,
+            None,
+            "exists and was not written by gbsite build; choose another output folder or remove it",
+        )
+
+
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two folders in one atomic step (Linux renameat2 RENAME_EXCHANGE), if possible.
 
@@ -222,26 +292,6 @@ def _existing(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
 
 
-def build(cfg: Config, out_dir: Path | None = None) -> BuildReport:
-    out_dir = (out_dir or cfg.output_dir).resolve()
-    _refuse_dangerous_output(cfg, out_dir)
-    report = BuildReport(out_dir)
-    with report.phase("load"):
-        inputs = load(cfg, report)
-    with report.phase("markdown"):
-        info_html = render_info(inputs)
-    with report.phase("model"):
-        views = entry_views(inputs.registry)
-        model = site_mod.model(cfg, inputs.registry, views, inputs.docs, info_html)
-    with report.phase("render"):
-        outputs = render_site(cfg, model)
-    with report.phase("write"):
-        report.written = write_site(outputs, out_dir)
-    report.files = len(outputs)
-    report.outputs = outputs
-    return report
-
-
 def _refuse_dangerous_output(cfg: Config, out_dir: Path) -> None:
     """The output folder is replaced wholesale: never let it be a source folder or a parent."""
     sources = [cfg.root, cfg.registry_dir, cfg.docs_dir, cfg.templates_dir]
@@ -249,3 +299,106 @@ def _refuse_dangerous_output(cfg: Config, out_dir: Path) -> None:
         source = source.resolve()
         if out_dir == source or source.is_relative_to(out_dir):
             raise GbsiteError(f"{out_dir}: the output folder cannot be {source} or contain it")
+
+
+class Builder:
+    """Builds the site and keeps what it read and wrote, so that `serve` can rebuild only the
+    pages a docs change touches (its own page, the index, dashboard, search index, registry.json)
+    instead of all of them."""
+
+    def __init__(self, cfg: Config, out_dir: Path | None = None) -> None:
+        self.cfg = cfg
+        self.out_dir = (out_dir or cfg.output_dir).resolve()
+        _refuse_dangerous_output(cfg, self.out_dir)
+        self.inputs: Inputs | None = None
+        self.info: dict[str, Markup] = {}
+        self.model: SiteModel | None = None
+        self.renderer: Renderer | None = None
+        self.outputs: dict[str, bytes] = {}
+
+    def build(self, *, skip_unchanged: bool = True) -> BuildReport:
+        report = BuildReport(self.out_dir)
+        with report.phase("fingerprint"):
+            inputs_hash = fingerprint.inputs(self.cfg)
+        if skip_unchanged and fingerprint.up_to_date(self.out_dir, inputs_hash):
+            report.unchanged = True
+            return report
+        with report.phase("load"):
+            inputs = load(self.cfg, report)
+        with report.phase("markdown"):
+            info = render_info(inputs.registry, inputs.docs.items())
+        with report.phase("model"):
+            model = self._model(inputs, info)
+        with report.phase("render"):
+            renderer = Renderer(self.cfg)
+            outputs = renderer.site(model)
+            outputs[OUTPUT_MARKER] = fingerprint.marker(inputs_hash, outputs)
+        with report.phase("write"):
+            report.written = write_site(outputs, self.out_dir)
+        self.inputs, self.info, self.model, self.renderer = inputs, info, model, renderer
+        self.outputs = outputs
+        report.files, report.outputs = len(outputs), outputs
+        return report
+
+    def docs_changed(self, paths: Iterable[Path]) -> BuildReport:
+        """Rebuild after edits to docs files only; needs a previous build()."""
+        from gbsite.docs import DOC_NAME
+
+        assert self.inputs and self.model and self.renderer
+        report = BuildReport(self.out_dir)
+        docs = dict(self.inputs.docs)
+        changed: set[str] = set()
+        with report.phase("load"):
+            for path in paths:
+                match = DOC_NAME.fullmatch(path.name)
+                gb_id = f"GB{match.group(1)}" if match else ""
+                if gb_id not in self.inputs.registry.entries:
+                    continue
+                if path.is_file():
+                    docs[gb_id] = read_doc(path)  # a marker error stops here, nothing changes
+                else:
+                    docs.pop(gb_id, None)
+                changed.add(gb_id)
+        with report.phase("markdown"):
+            info = dict(self.info)
+            for gb_id in changed:
+                info.pop(gb_id, None)
+            info.update(
+                render_info(self.inputs.registry, ((i, docs[i]) for i in changed if i in docs))
+            )
+        with report.phase("model"):
+            inputs = Inputs(self.inputs.registry, docs)
+            model = self._model(inputs, info, self.model.views)
+        with report.phase("render"):
+            # The edited pages first: they are what the person saving the file looks at.
+            pages = self.renderer.entries(model, [p for p in model.entries if p.view.id in changed])
+            written = self._write(pages)
+            rest = self.renderer.info_dependent(model)
+            outputs = {**self.outputs, **pages, **rest}
+            # The marker no longer describes a full build's inputs: the next `gbsite build`
+            # must not skip, so it records none.
+            rest[OUTPUT_MARKER] = outputs[OUTPUT_MARKER] = fingerprint.marker("-", outputs)
+        with report.phase("write"):
+            written += self._write(rest)
+        self.inputs, self.info, self.model, self.outputs = inputs, info, model, outputs
+        report.files, report.outputs, report.written = len(outputs), outputs, written
+        return report
+
+    def _model(
+        self, inputs: Inputs, info: dict[str, Markup], views: list[EntryView] | None = None
+    ) -> SiteModel:
+        from gbsite import site
+        from gbsite.views import entry_views
+
+        views = views if views is not None else entry_views(inputs.registry)
+        return site.model(self.cfg, inputs.registry, views, inputs.docs, info)
+
+    def _write(self, files: dict[str, bytes]) -> int:
+        """Write changed files in place, each atomically (serve's incremental rebuilds)."""
+        from gbsite.fsutil import write_if_changed
+
+        return sum(write_if_changed(self.out_dir / rel, data) for rel, data in files.items())
+
+
+def build(cfg: Config, out_dir: Path | None = None, *, skip_unchanged: bool = True) -> BuildReport:
+    return Builder(cfg, out_dir).build(skip_unchanged=skip_unchanged)

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from gbsite import __version__
 from gbsite import config as config_mod
+from gbsite import version
 from gbsite.errors import GbsiteError
 
 EXIT_OK = 0
@@ -126,10 +126,16 @@ def cmd_build(args: argparse.Namespace) -> int:
     from gbsite import build
 
     cfg = _config(args)
-    report = build.build(cfg, args.out)
+    report = build.build(cfg, args.out, skip_unchanged=not args.force)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     total = sum(report.timings.values())
+    if report.unchanged:
+        print(
+            f"build: nothing changed since {report.out_dir} was built "
+            f"({total * 1000:.0f} ms to check)"
+        )
+        return EXIT_OK
     phases = ", ".join(f"{name} {secs * 1000:.0f} ms" for name, secs in report.timings.items())
     print(
         f"build: {report.files} files in {report.out_dir} ({report.written} changed) "
@@ -204,13 +210,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _VersionAction(argparse.Action):
+    """--version, looking the version up only when asked (package metadata is slow to load)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"gbsite {version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gbsite",
         description="Build the documentation site for PyTorch's graph-break registry.",
         epilog="Run `gbsite COMMAND --help` for the options of a command.",
     )
-    parser.add_argument("--version", action="version", version=f"gbsite {__version__}")
+    parser.add_argument(
+        "--version", action=_VersionAction, nargs=0, help="show gbsite's version and exit"
+    )
     parser.add_argument(
         "--root",
         type=Path,
@@ -278,7 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
         "docs/gb/ and templates/. Everything is validated first; on any error nothing is "
         "written. The site is built in a temporary folder and swapped in, so a failed or killed "
         "build leaves the previous site intact. Set SOURCE_DATE_EPOCH to date the footer; "
-        "otherwise the same inputs give byte-identical output.",
+        "otherwise the same inputs give byte-identical output. If nothing was changed since the "
+        "output folder was built, nothing is done (see --force).",
     )
     p.add_argument(
         "--out",
@@ -286,6 +309,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="DIR",
         help="output folder (default: paths.output in gbsite.toml, site/)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="build even if nothing changed since the output folder was built",
     )
     p.set_defaults(handler=cmd_build)
 

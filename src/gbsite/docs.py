@@ -99,8 +99,13 @@ _CLICK_LINK = re.compile(
 )
 
 
-def parse(path: Path, text: str) -> Doc:
-    """Split a docs file into its parts; marker errors raise with the line to fix."""
+def parse(path: Path, text: str, *, outside: bool = True) -> Doc:
+    """Split a docs file into its parts; marker errors raise with the line to fix.
+
+    `outside=False` skips collecting the lines outside the block: the site build needs only the
+    block, and that collection is most of the parsing time of a file.
+    """
+    want_outside = outside
     starts = list(_START.finditer(text))
     ends = list(_END.finditer(text))
     if len(starts) > 1:
@@ -151,17 +156,18 @@ def parse(path: Path, text: str) -> Doc:
                 f"{_line_no(text, start.start())}; put START first",
             )
         block = text[start.end() : end.start()]
-        before = _lines(text[: start.start()], 1)
-        after = _lines(text[end.end() :], _line_no(text, end.end()))
         form = "gbsite" if checksum else "markers"
         block_lines = (_line_no(text, start.start()), _line_no(text, end.start()))
-        outside = before + after
+        outside_lines: list[Line] = []
+        if want_outside:
+            outside_lines = _lines(text[: start.start()], 1)
+            outside_lines += _lines(text[end.end() :], _line_no(text, end.end()))
     else:
-        block, outside, block_lines = _legacy_block(text)
+        block, outside_lines, block_lines = _legacy_block(text)
         form = "heading" if block_lines != (0, 0) else "bare"
     if skip_first:
-        outside = [line for line in outside if line.number != 1]
-    return Doc(path, text, block, block_lines, tuple(outside), checksum, form)
+        outside_lines = [line for line in outside_lines if line.number != 1]
+    return Doc(path, text, block, block_lines, tuple(outside_lines), checksum, form)
 
 
 def _legacy_block(text: str) -> tuple[str, list[Line], tuple[int, int]]:
@@ -199,12 +205,12 @@ def _legacy_block(text: str) -> tuple[str, list[Line], tuple[int, int]]:
     return block, outside, (_line_no(text, heading.start()), _line_no(text, body_end))
 
 
-def read(path: Path) -> Doc:
+def read(path: Path, *, outside: bool = True) -> Doc:
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
-    return parse(path, decode_utf8(path, data))
+    return parse(path, decode_utf8(path, data), outside=outside)
 
 
 # ---- what the previous site's generator could have written --------------------------------

@@ -22,10 +22,8 @@ from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.anchors.index import slugify
 from mdit_py_plugins.gfm import gfm_plugin
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+
+from gbsite.highlight import highlight_code
 
 _MENTION = re.compile(r"\bGB([0-9]{4})\b")
 _EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)
@@ -73,17 +71,6 @@ def sanitize(html: str) -> str:
     return _CLEANER.clean(html)
 
 
-_FORMATTER = HtmlFormatter(nowrap=True)
-
-
-def highlight_css() -> str:
-    """Pygments rules for light and dark themes, scoped to `.highlight`."""
-    # Pygments' stubs leave get_style_defs untyped; it returns the CSS as a str.
-    light: str = HtmlFormatter(style="default").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
-    dark: str = HtmlFormatter(style="github-dark").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
-    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
-
-
 @dataclass(frozen=True, slots=True)
 class Fence:
     """What a code-fence renderer needs: the language and any words after it."""
@@ -94,17 +81,6 @@ class Fence:
 
 
 FenceCaption = Callable[[Fence], str | None]
-
-
-def _highlight(code: str, language: str) -> str:
-    if language:
-        try:
-            lexer = get_lexer_by_name(language)
-        except ClassNotFound:
-            pass
-        else:
-            return highlight(code, lexer, _FORMATTER)
-    return escape(code)
 
 
 class ContributorMarkdown:
@@ -199,7 +175,7 @@ class ContributorMarkdown:
         fence = Fence(token.content, words[0] if words else "", tuple(words[1:]))
         language = escape(fence.language, quote=True)
         cls = f' class="language-{language}"' if language else ""
-        code = _highlight(fence.code, fence.language)
+        code = highlight_code(fence.code, fence.language)
         body = f'<pre class="highlight"><code{cls}>{code}</code></pre>\n'
         caption = self.fence_caption(fence) if self.fence_caption else None
         if caption:

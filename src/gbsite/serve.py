@@ -27,7 +27,8 @@ from gbsite import build, config
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
 
-DEBOUNCE = 0.05  # seconds of quiet after the last change before rebuilding
+DEBOUNCE = 0.025  # seconds of quiet after the last change before rebuilding (editors save in
+# a few ms, often as write-to-temp and rename: one save, several events)
 EVENTS_PATH = "/__gbsite/events"
 _IGNORED_SUFFIXES = (".tmp", ".swp", ".swx", "~")
 _CHANGES = {"created", "modified", "moved", "deleted", "closed"}
@@ -157,7 +158,7 @@ def make_handler(
 
 
 class _Watcher(FileSystemEventHandler):
-    def __init__(self, relevant: Callable[[Path], bool], changed: Callable[[], None]) -> None:
+    def __init__(self, relevant: Callable[[Path], bool], changed: Callable[[Path], None]) -> None:
         self.relevant = relevant
         self.changed = changed
 
@@ -169,8 +170,7 @@ class _Watcher(FileSystemEventHandler):
             return
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             if raw and self.relevant(Path(str(raw))):
-                self.changed()
-                return
+                self.changed(Path(str(raw)))
 
 
 class DevServer:
@@ -188,7 +188,10 @@ class DevServer:
         self.state = SiteState()
         self.stopping = threading.Event()
         self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._pending: set[Path] = set()
         self._last_change = 0.0
+        self.builder = build.Builder(cfg, out_dir)
         handler = make_handler(self.state, self.stopping)
         try:
             self.httpd = http.server.ThreadingHTTPServer((host, port), handler)
@@ -199,13 +202,21 @@ class DevServer:
         self.httpd.daemon_threads = True
         self.url = f"http://{host}:{self.httpd.server_address[1]}/"
 
-    def rebuild(self) -> None:
+    def rebuild(self, changed: set[Path] | None = None) -> None:
+        """A full build, or after edits to docs files only, just the pages they touch."""
         started = time.perf_counter()
         current = self.state.snapshot
         try:
-            # gbsite.toml may have changed; its folders to watch are fixed at start-up.
-            self.cfg = config.load(self.cfg.root)
-            report = build.build(self.cfg, self.out_dir)
+            docs_only = bool(changed) and all(
+                p.suffix == ".md" and p.parent == self.cfg.docs_dir for p in changed or ()
+            )
+            if docs_only and self.builder.model is not None:
+                report = self.builder.docs_changed(changed or ())
+            else:
+                # gbsite.toml may have changed; the folders to watch are fixed at start-up.
+                self.cfg = config.load(self.cfg.root)
+                self.builder = build.Builder(self.cfg, self.out_dir)
+                report = self.builder.build(skip_unchanged=False)
         except GbsiteError as exc:
             message = "\n".join(str(p) for p in exc.problems)
             self.log(
@@ -231,8 +242,10 @@ class DevServer:
             for folder in (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir)
         )
 
-    def _changed(self) -> None:
-        self._last_change = time.monotonic()
+    def _changed(self, path: Path) -> None:
+        with self._lock:
+            self._pending.add(path)
+            self._last_change = time.monotonic()
         self._wake.set()
 
     def _builder(self) -> None:
@@ -242,9 +255,11 @@ class DevServer:
             # Debounce: wait until saves have been quiet for a moment, then build once.
             while (quiet := self._last_change + DEBOUNCE - time.monotonic()) > 0:
                 time.sleep(quiet)
-            self._wake.clear()
+            with self._lock:
+                self._wake.clear()
+                changed, self._pending = self._pending, set()
             if not self.stopping.is_set():
-                self.rebuild()
+                self.rebuild(changed)
 
     def serve(self) -> None:
         self.rebuild()

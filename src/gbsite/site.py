@@ -343,7 +343,8 @@ def registry_json(registry: Registry, site: SiteModel) -> str:
         ],
         "entries": entries,
     }
-    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+    # Compact on purpose: with `indent`, json falls back to its pure-Python encoder (~10x slower).
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def sitemap(cfg: Config, site: SiteModel) -> str:

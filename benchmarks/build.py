@@ -1,0 +1,148 @@
+"""Build speed: gbsite against Hugo, warm rebuilds, phases, memory and scaling.
+
+    python benchmarks/build.py [--runs N] [--sizes 600,5000,10000] [--no-hugo]
+
+For the committed registry, a cold `gbsite build` (new interpreter, no output folder, nothing
+cached) and `hugo` on a site with one Markdown page per id (benchmarks/hugo_site.py) run
+alternately, N times each; then rebuilds with nothing changed. For synthetic registries of the
+given sizes (benchmarks/synth.py), cold builds show how the cost per id scales. Every figure is
+a median; peak RSS is the largest of the build processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import hugo_site  # noqa: E402
+import synth  # noqa: E402
+
+PHASES = re.compile(r"\[(.*)\]")
+
+
+@dataclass
+class Runs:
+    wall: list[float] = field(default_factory=list)  # seconds
+    rss: list[int] = field(default_factory=list)  # KiB
+    phases: list[dict[str, float]] = field(default_factory=list)  # ms
+
+    def median(self) -> float:
+        return statistics.median(self.wall) * 1000
+
+    def phase(self, name: str) -> float:
+        return statistics.median(p.get(name, 0.0) for p in self.phases)
+
+
+def run(command: list[str], runs: Runs) -> None:
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    output = proc.stdout.read().decode() if proc.stdout else ""
+    proc.stdout.close() if proc.stdout else None
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{output}")
+    runs.wall.append(wall)
+    runs.rss.append(usage.ru_maxrss)
+    if match := PHASES.search(output):
+        runs.phases.append(
+            {name: float(ms) for name, ms in re.findall(r"(\w+) (\d+) ms", match.group(1))}
+        )
+
+
+def gbsite(project: Path, out: Path) -> list[str]:
+    return [sys.executable, "-m", "gbsite", "--root", str(project), "build", "--out", str(out)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--sizes", default="600,5000,10000")
+    parser.add_argument("--no-hugo", action="store_true")
+    args = parser.parse_args()
+    hugo = None if args.no_hugo else shutil.which("hugo")
+    work = Path(tempfile.mkdtemp(prefix="gbsite-bench-"))
+    try:
+        project = work / "real"
+        shutil.copytree(ROOT, project, ignore=shutil.ignore_patterns(".git", "site", ".venv*"))
+        cold, warm, hugo_runs = Runs(), Runs(), Runs()
+        if hugo:
+            hugo_site.make(work / "hugo", ROOT / "registry")
+        # Every cold run writes into a folder of its own: deleting a site just before timing a
+        # build measures the file system's clean-up (this disk discards on delete), not the build.
+        for i in range(args.runs):  # alternate, so both see the same machine
+            run(gbsite(project, work / f"out{i}"), cold)
+            if hugo:
+                run(
+                    [hugo, "--quiet", "-s", str(work / "hugo"), "-d", str(work / f"public{i}")],
+                    hugo_runs,
+                )
+        out = work / "out0"
+        for _ in range(args.runs):
+            run(gbsite(project, out), warm)
+        ids = len(list((project / "registry" / "gb").glob("GB*.yaml")))
+
+        print(f"Committed registry: {ids} ids; medians of {args.runs} runs\n")
+        print(f"{'':34}{'wall ms':>9}{'peak RSS MiB':>14}")
+        print(f"{'gbsite build, cold':34}{cold.median():>9.0f}{max(cold.rss) / 1024:>14.0f}")
+        print(
+            f"{'gbsite build, nothing changed':34}{warm.median():>9.0f}"
+            f"{max(warm.rss) / 1024:>14.0f}"
+        )
+        if hugo:
+            print(
+                f"{'hugo (one page per id), cold':34}{hugo_runs.median():>9.0f}"
+                f"{max(hugo_runs.rss) / 1024:>14.0f}"
+            )
+            print(f"\ngbsite / hugo, cold: {cold.median() / hugo_runs.median():.2f}")
+        print(f"nothing changed / cold: {warm.median() / cold.median():.2f}\n")
+        names = list(cold.phases[0]) if cold.phases else []
+        print(
+            "phases of the cold build (ms, in process): "
+            + ", ".join(f"{n} {cold.phase(n):.0f}" for n in names)
+        )
+        inside = sum(cold.phase(n) for n in names)
+        print(
+            f"in process {inside:.0f} ms; interpreter start-up and imports "
+            f"{cold.median() - inside:.0f} ms\n"
+        )
+
+        sizes = [int(s) for s in args.sizes.split(",") if s]
+        if sizes:
+            print(
+                f"{'ids':>6}{'texts':>7}{'cold ms':>9}{'in-process ms':>15}{'per id ms':>11}"
+                f"{'vs smallest':>13}{'peak RSS MiB':>14}"
+            )
+            base = None
+            for size in sizes:
+                texts = 2 if size >= 10_000 else 1
+                proj = synth.make(size, work / f"synth{size}", texts_per_id=texts)
+                runs = Runs()
+                for i in range(max(3, args.runs // 3)):
+                    run(gbsite(proj, work / f"sout{size}-{i}"), runs)
+                in_process = sum(runs.phase(n) for n in runs.phases[0])
+                per_id = in_process / size
+                base = base or per_id
+                print(
+                    f"{size:>6}{size * texts:>7}{runs.median():>9.0f}{in_process:>15.0f}"
+                    f"{per_id:>11.3f}{per_id / base:>13.2f}{max(runs.rss) / 1024:>14.0f}"
+                )
+                shutil.rmtree(proj, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

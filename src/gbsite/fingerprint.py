@@ -1,0 +1,70 @@
+"""Has anything a build reads changed since the site in the output folder was built?
+
+A build's output is a pure function of: gbsite's own code, gbsite.toml, registry/, docs/gb/,
+templates/ and SOURCE_DATE_EPOCH. We hash all of it (contents, not times) and keep the hash in
+the output folder's marker file, with the size of every file the build wrote. When both still
+match, `gbsite build` has nothing to do and stops before importing Jinja, YAML or Markdown:
+that is what makes a rebuild with nothing changed cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from gbsite.config import Config
+
+MARKER = ".gbsite-output"
+_HEADER = "written by gbsite build; this folder is replaced on every build\n"
+
+
+def _files(folder: Path) -> list[Path]:
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__pycache__")))
+        found += [Path(dirpath) / name for name in sorted(filenames) if not name.startswith(".")]
+    return found
+
+
+def inputs(cfg: Config) -> str:
+    digest = hashlib.sha256()
+    code = Path(__file__).resolve().parent
+    sources = [
+        cfg.file,
+        *_files(code),
+        *_files(cfg.registry_dir),
+        *_files(cfg.docs_dir),
+        *_files(cfg.templates_dir),
+    ]
+    for path in sources:
+        digest.update(str(path).encode() + b"\0")
+        digest.update(path.read_bytes() if path.suffix != ".pyc" else b"")
+        digest.update(b"\0")
+    digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
+    return digest.hexdigest()
+
+
+def marker(fingerprint: str, outputs: dict[str, bytes]) -> bytes:
+    """The marker file's content: the inputs' hash and every other output's size."""
+    lines = [_HEADER, f"inputs {fingerprint}\n"]
+    lines += [f"{len(data)} {path}\n" for path, data in sorted(outputs.items()) if path != MARKER]
+    return "".join(lines).encode()
+
+
+def up_to_date(out_dir: Path, fingerprint: str) -> bool:
+    """True when `out_dir` holds exactly what a build of these inputs writes."""
+    try:
+        lines = (out_dir / MARKER).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if len(lines) < 2 or lines[1] != f"inputs {fingerprint}":
+        return False
+    for line in lines[2:]:
+        size, _, rel = line.partition(" ")
+        try:
+            if (out_dir / rel).stat().st_size != int(size):
+                return False
+        except (OSError, ValueError):
+            return False
+    return True
