@@ -93,6 +93,9 @@ def main() -> None:
         for _ in range(args.runs):
             run(gbsite(project, out), warm)
         ids = len(list((project / "registry" / "gb").glob("GB*.yaml")))
+        site_dir = work / "out0"
+        assets = sum((site_dir / "assets" / f).stat().st_size for f in ("style.css", "site.js"))
+        pages = sorted((p.stat().st_size, p.name) for p in (site_dir / "gb").glob("gb*.html"))
 
         print(f"Committed registry: {ids} ids; medians of {args.runs} runs\n")
         print(f"{'':34}{'wall ms':>9}{'peak RSS MiB':>14}")
@@ -107,7 +110,12 @@ def main() -> None:
                 f"{max(hugo_runs.rss) / 1024:>14.0f}"
             )
             print(f"\ngbsite / hugo, cold: {cold.median() / hugo_runs.median():.2f}")
-        print(f"nothing changed / cold: {warm.median() / cold.median():.2f}\n")
+        print(f"nothing changed / cold: {warm.median() / cold.median():.2f}")
+        print(
+            f"page weight: heaviest entry page ({pages[-1][1]}, {pages[-1][0] / 1024:.1f} KiB) "
+            f"with style.css and site.js: {(pages[-1][0] + assets) / 1024:.1f} KiB; median "
+            f"page {(pages[len(pages) // 2][0] + assets) / 1024:.1f} KiB\n"
+        )
         names = list(cold.phases[0]) if cold.phases else []
         print(
             "phases of the cold build (ms, in process): "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -188,6 +190,18 @@ def test_contributor_markdown_is_github_flavoured(built: Project) -> None:
     assert "GB9999" in info and 'href="gb9999.html"' not in info
     assert 'class="markdown-alert markdown-alert-warning"' in info
     assert "<details><summary>More</summary>Hidden text.</details>" in info
+
+
+def test_stylesheet_has_the_highlighting_the_code_uses(built: Project) -> None:
+    css = (built.site / "assets" / "style.css").read_text()
+    page = html(built, "gb/gb0025.html")
+    used = set(re.findall(r'<span class="([\w-]+)"', page))
+    assert {"kn", "nf", "k"} <= used  # import, function name, keyword
+    for cls in used:
+        assert f".highlight .{cls}{{" in css, cls
+    assert ".highlight .gh{" not in css  # a diff heading: no such code on the site
+    assert "@media(prefers-color-scheme:dark){.highlight" in css
+    assert "/*" not in css  # minified
 
 
 def test_contributor_html_is_sanitized(built: Project) -> None:
@@ -422,8 +436,9 @@ def test_refuses_to_replace_a_folder_it_did_not_write(
         "\n### A first contribution\n\nSee GB0029.\n",  # an empty block gets content
         "",  # a block with content is emptied
         "\n| a | b |\n|---|---|\n| `x` | y |\n",  # content changes
+        "\n```python\nimport torch\n\n@torch.compile\ndef fn(x):\n    return x  # ok\n```\n",
     ],
-    ids=["added", "emptied", "changed"],
+    ids=["added", "emptied", "changed", "code brings new highlight rules"],
 )
 def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> None:
     """serve rebuilds only what a docs edit touches; the result must be the full build's."""
@@ -452,3 +467,53 @@ def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> N
     assert on_disk == set(full)
     for rel in ("gb/gb0025.html", "index.html", "dashboard.html", "assets/search-index.js"):
         assert (tmp_path / "site" / rel).read_bytes() == full[rel], rel
+
+
+def gbsite_process(proj: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real command in a process of its own: single-threaded, so it forks its worker."""
+    return subprocess.run(
+        [sys.executable, "-m", "gbsite", "--root", str(proj.root), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_parallel_build_equals_sequential(tmp_path: Path) -> None:
+    from gbsite import build, config
+
+    proj = make_project(tmp_path / "proj", docs=True)
+    result = gbsite_process(proj, "build", "--out", str(tmp_path / "forked"))
+    assert result.returncode == 0, result.stderr
+    sequential = build.build(config.load(proj.root), tmp_path / "one", parallel=False).outputs
+    forked = {
+        str(p.relative_to(tmp_path / "forked")): p.read_bytes()
+        for p in (tmp_path / "forked").rglob("*")
+        if p.is_file()
+    }
+    assert forked == sequential
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["entry.html.j2", "index.html.j2"],
+    ids=["in the worker", "in the parent, worker running"],
+)
+def test_template_error_with_a_worker(site_project: Project, template: str) -> None:
+    """Entry pages are rendered by a forked worker: its errors read like any other, and an
+    error in the parent's share stops the worker: no process is left behind."""
+    before = site_files(site_project)
+    path = site_project.root / "templates" / template
+    lines = path.read_text().split("\n")
+    n = next(i for i, line in enumerate(lines) if "<h1>" in line)
+    lines[n] = lines[n].replace("<h1>", "<h1>{{ page.no_such_thing.at_all }}{{ model.nope.x }}")
+    path.write_text("\n".join(lines))
+    result = gbsite_process(site_project, "build")
+    assert result.returncode == 2
+    assert f"{template}:{n + 1}: template error:" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert site_files(site_project) == before
+    leftovers = subprocess.run(
+        ["pgrep", "-f", f"--root {site_project.root} build"], capture_output=True, text=True
+    )
+    assert leftovers.stdout.strip() == ""

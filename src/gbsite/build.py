@@ -17,11 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import marshal
 import os
+import pickle
+import re
 import shutil
+import signal
 import sys
+import threading
 import time
-from collections.abc import Iterable, Iterator
+import traceback
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -129,7 +135,7 @@ class Renderer:
         self.templating = templating
         self.env: jinja2.Environment = templating.environment(cfg.templates_dir, html=True)
         self.env.filters["release_path"] = lambda label: f"releases/{site.release_slug(label)}.html"
-        self.css = self._stylesheet()
+        self.css = ""  # set by site(): it depends on the code in contributor blocks
 
     def page(self, site_model: SiteModel, path: str, template: str, **context: object) -> bytes:
         root = "../" * path.count("/")
@@ -163,10 +169,41 @@ class Renderer:
             "registry.json": site.registry_json(model.registry, model).encode("utf-8"),
         }
 
-    def site(self, model: SiteModel) -> dict[str, bytes]:
-        """Every output file, by path relative to the site root."""
-        from markupsafe import Markup
+    def site(self, model: SiteModel, *, parallel: bool = False) -> dict[str, bytes]:
+        """Every output file, by path relative to the site root.
 
+        With `parallel`, a forked worker renders two of every three entry pages while this
+        process renders the rest and every other page: on two cores, a cold build's render
+        phase takes about half as long.
+        """
+
+        self.css = self.stylesheet(str(p.info_html) for p in model.entries if p.info_html)
+        self.env.get_template("entry.html.j2")  # compiled once, before the worker is forked
+        worker = None
+        mine = model.entries
+        # A fork copies only the calling thread; with other threads running (serve, a test
+        # runner, a browser driver) a lock they hold could stay locked forever in the worker.
+        if (
+            parallel
+            and len(model.entries) > 100
+            and hasattr(os, "fork")
+            and (threading.active_count() == 1)
+        ):
+            worker = Worker(lambda: self.entries(model, model.entries[1::3] + model.entries[2::3]))
+            mine = model.entries[0::3]
+        try:
+            out = self._all_but_the_workers_pages(model, mine)
+        except BaseException:
+            if worker is not None:
+                worker.cancel()  # never leave it blocked on a pipe nobody reads
+            raise
+        if worker is not None:
+            out.update(worker.result())
+        return out
+
+    def _all_but_the_workers_pages(
+        self, model: SiteModel, mine: list[EntryPage]
+    ) -> dict[str, bytes]:
         from gbsite import site
 
         out = self.info_dependent(model)
@@ -175,15 +212,8 @@ class Renderer:
         )
         for release in model.releases:
             out[release.path] = self.page(model, release.path, "release.html.j2", release=release)
-        out.update(self.entries(model, model.entries))
-        out["404.html"] = self.page(
-            model,
-            "404.html",
-            "404.html.j2",
-            site_url=self.cfg.site_url,
-            inline_css=Markup(self.css),
-        )
-        out[f"{ASSETS}/style.css"] = self.css.encode("utf-8")
+        out.update(self.entries(model, mine))
+        out.update(self.styled(model))
         assets = self.cfg.templates_dir / ASSETS
         for path in sorted(assets.rglob("*")) if assets.is_dir() else []:
             if path.is_file() and path.name != "style.css":
@@ -192,15 +222,93 @@ class Renderer:
         out[".nojekyll"] = b""  # GitHub Pages: serve files as they are
         return out
 
-    def _stylesheet(self) -> str:
-        from gbsite.highlight import highlight_css
+    def styled(self, model: SiteModel) -> dict[str, bytes]:
+        """The stylesheet, and the 404 page that carries it inline."""
+        from markupsafe import Markup
+
+        return {
+            f"{ASSETS}/style.css": self.css.encode("utf-8"),
+            "404.html": self.page(
+                model,
+                "404.html",
+                "404.html.j2",
+                site_url=self.cfg.site_url,
+                inline_css=Markup(self.css),
+            ),
+        }
+
+    def stylesheet(self, info: Iterable[str]) -> str:
+        """templates/assets/style.css, minified, plus the highlighting rules the code uses."""
+        from gbsite.highlight import highlight_css, used_classes
 
         path = self.cfg.templates_dir / ASSETS / "style.css"
         try:
             base = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise GbsiteError.at(path, None, "stylesheet not found") from None
-        return base + "\n/* Code highlighting (Pygments) */\n" + highlight_css()
+        return minify_css(base) + highlight_css(used_classes(info))
+
+
+class Worker:
+    """Runs `task` in a forked process; `result()` returns what it returned (a dict of bytes).
+
+    Only for single-threaded callers (the build command): a fork copies only the calling
+    thread, so `serve`, which has more, never uses it. A GbsiteError in the worker (a template
+    error, say) is raised again here with its problems.
+    """
+
+    def __init__(self, task: Callable[[], dict[str, bytes]]) -> None:
+        read, write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the worker
+            os.close(read)
+            status = 0
+            try:
+                payload = marshal.dumps((True, task()))
+            except GbsiteError as exc:
+                payload, status = marshal.dumps((False, [pickle.dumps(exc.problems)])), 1
+            except BaseException:
+                payload = marshal.dumps((False, traceback.format_exc()))
+                status = 2
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(payload)
+            os._exit(status)  # no cleanup handlers: they belong to the parent
+        os.close(write)
+        self.read = read
+
+    def cancel(self) -> None:
+        os.close(self.read)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+
+    def result(self) -> dict[str, bytes]:
+        with os.fdopen(self.read, "rb") as pipe:
+            payload = pipe.read()
+        os.waitpid(self.pid, 0)
+        if not payload:
+            raise RuntimeError("the build worker died without a result")
+        ok, value = marshal.loads(payload)
+        if ok:
+            pages: dict[str, bytes] = value
+            return pages
+        if isinstance(value, list):
+            raise GbsiteError(pickle.loads(value[0]))  # our own worker wrote it
+        raise RuntimeError(f"build worker failed:\n{value}")
+
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_CSS_SPACE = re.compile(r"\s*([{};:,>])\s*")
+
+
+def minify_css(css: str) -> str:
+    """Comments and white space out: a quarter of the stylesheet, on every page load.
+
+    Safe for our stylesheet, which has no strings or url()s that contain these characters.
+    """
+    css = _CSS_COMMENT.sub("", css)
+    css = _CSS_SPACE.sub(r"\1", " ".join(css.split()))
+    return css.replace(";}", "}").strip() + "\n"
 
 
 def search_index(model: SiteModel) -> str:
@@ -306,8 +414,9 @@ class Builder:
     pages a docs change touches (its own page, the index, dashboard, search index, registry.json)
     instead of all of them."""
 
-    def __init__(self, cfg: Config, out_dir: Path | None = None) -> None:
+    def __init__(self, cfg: Config, out_dir: Path | None = None, *, parallel: bool = False) -> None:
         self.cfg = cfg
+        self.parallel = parallel  # fork a render worker (never with other threads running)
         self.out_dir = (out_dir or cfg.output_dir).resolve()
         _refuse_dangerous_output(cfg, self.out_dir)
         self.inputs: Inputs | None = None
@@ -331,7 +440,7 @@ class Builder:
             model = self._model(inputs, info)
         with report.phase("render"):
             renderer = Renderer(self.cfg)
-            outputs = renderer.site(model)
+            outputs = renderer.site(model, parallel=self.parallel)
             outputs[OUTPUT_MARKER] = fingerprint.marker(inputs_hash, outputs)
         with report.phase("write"):
             report.written = write_site(outputs, self.out_dir)
@@ -374,6 +483,10 @@ class Builder:
             pages = self.renderer.entries(model, [p for p in model.entries if p.view.id in changed])
             written = self._write(pages)
             rest = self.renderer.info_dependent(model)
+            css = self.renderer.stylesheet(str(p.info_html) for p in model.entries if p.info_html)
+            if css != self.renderer.css:  # new code brought new token classes
+                self.renderer.css = css
+                rest.update(self.renderer.styled(model))
             outputs = {**self.outputs, **pages, **rest}
             # The marker no longer describes a full build's inputs: the next `gbsite build`
             # must not skip, so it records none.
@@ -400,5 +513,7 @@ class Builder:
         return sum(write_if_changed(self.out_dir / rel, data) for rel, data in files.items())
 
 
-def build(cfg: Config, out_dir: Path | None = None, *, skip_unchanged: bool = True) -> BuildReport:
-    return Builder(cfg, out_dir).build(skip_unchanged=skip_unchanged)
+def build(
+    cfg: Config, out_dir: Path | None = None, *, skip_unchanged: bool = True, parallel: bool = False
+) -> BuildReport:
+    return Builder(cfg, out_dir, parallel=parallel).build(skip_unchanged=skip_unchanged)

@@ -126,7 +126,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from gbsite import build
 
     cfg = _config(args)
-    report = build.build(cfg, args.out, skip_unchanged=not args.force)
+    report = build.build(cfg, args.out, skip_unchanged=not args.force, parallel=True)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     total = sum(report.timings.values())
