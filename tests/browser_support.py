@@ -142,8 +142,9 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Project:
     proj = make_project(tmp_path_factory.mktemp("browser") / "proj", docs=True)
     doc = proj.docs / "gb0025.md"
     start = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
+    end = "<!-- ADDITIONAL INFORMATION END -->"
     before, after = doc.read_text().split(start)
-    doc.write_text(before + start + INFO + after.split("\n", 1)[1])
+    doc.write_text(before + start + INFO + end + after.split(end)[1])
     assert proj.run("build").code == 0
     return proj
 

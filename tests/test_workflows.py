@@ -102,6 +102,16 @@ def test_ci_runs_what_developers_run() -> None:
     assert "python -m pytest" in readme and "gbsite build" in readme
 
 
+def test_examples_are_checked_in_ci_and_before_deploying() -> None:
+    for name in ("ci.yml", "deploy.yml"):
+        runs = commands(REPO / ".github/workflows" / name)
+        assert "gbsite check --examples --format github" in runs, name
+        assert any("download.pytorch.org/whl/cpu" in r for r in runs), name
+    assert "gbsite check --examples" in (REPO / ".ci" / "run").read_text()
+    deploy = commands(REPO / ".github/workflows/deploy.yml")
+    assert deploy.index("gbsite check --examples --format github") < deploy.index("gbsite build")
+
+
 def test_deploy_checks_and_builds_before_publishing() -> None:
     data = load(REPO / ".github/workflows/deploy.yml")
     assert data["on"]["push"]["branches"] == ["main"]

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from markupsafe import Markup
 
     from gbsite.docs import Doc
+    from gbsite.markdown import Fence
     from gbsite.model import Registry
     from gbsite.site import EntryPage, SiteModel
     from gbsite.views import EntryView
@@ -74,6 +75,7 @@ class Inputs:
 
     registry: Registry
     docs: dict[str, Doc]
+    verified: dict[str, str] = field(default_factory=dict)  # example digest -> torch version
 
 
 def read_doc(path: Path) -> Doc:
@@ -101,10 +103,14 @@ def load(cfg: Config, report: BuildReport) -> Inputs:
             problems.extend(exc.problems)
     if problems:
         raise GbsiteError(problems)
-    return Inputs(reg, docs)
+    from gbsite.examples import read_record
+
+    return Inputs(reg, docs, read_record(cfg.verified_file))
 
 
-def render_info(registry: Registry, docs: Iterable[tuple[str, Doc]]) -> dict[str, Markup]:
+def render_info(
+    registry: Registry, docs: Iterable[tuple[str, Doc]], verified: dict[str, str] | None = None
+) -> dict[str, Markup]:
     """Contributor blocks to sanitized HTML (only the blocks that have content)."""
     written = {gb_id: doc for gb_id, doc in docs if doc.has_content}
     if not written:
@@ -120,9 +126,48 @@ def render_info(registry: Registry, docs: Iterable[tuple[str, Doc]]) -> dict[str
         known_ids=registry.entries,
         link_for=lambda gb_id: f"{gb_id.lower()}.html",  # entry pages are siblings in gb/
         reserved_ids=PAGE_SECTIONS,
+        fence_caption=ExampleCaptions(verified or {}),
     )
     # The HTML is sanitized by nh3, so it is safe to mark as such for the templates.
-    return {gb_id: Markup(md.render(doc.block)) for gb_id, doc in written.items()}
+    return {gb_id: Markup(md.render(doc.block, gb_id)) for gb_id, doc in written.items()}
+
+
+class ExampleCaptions:
+    """Says above a gb-repro or gb-fix block what it shows, and whether that was verified."""
+
+    def __init__(self, verified: dict[str, str]) -> None:
+        self.verified = verified  # block digest -> torch version
+
+    def __call__(self, fence: Fence, gb_id: str) -> str | None:
+        from html import escape
+
+        from gbsite import examples
+
+        try:
+            parsed = examples.parse_info(" ".join((fence.language, *fence.flags)))
+        except ValueError:
+            return None  # `gbsite check --examples` reports the bad info string
+        if parsed is None:
+            return None
+        kind, options = parsed
+        name = escape(options.get("compile", "fn"))
+        backend = options.get("backend", "eager")
+        call = f"<code>torch.compile({name}, fullgraph=True)</code>"
+        if kind == "gb-repro":
+            what = f"Breaks with {escape(gb_id)} when compiled with {call}"
+        else:
+            what = f"Fix: runs without a graph break with {call}"
+        if backend != "eager":
+            what += f", backend <code>{escape(backend)}</code>"
+        torch = self.verified.get(
+            examples.digest(kind, options.get("compile", "fn"), backend, fence.code)
+        )
+        status = (
+            f'<span class="verified">verified with torch {escape(torch)}</span>'
+            if torch
+            else '<span class="unverified">not verified yet</span>'
+        )
+        return f"{what} · {status}"
 
 
 class Renderer:
@@ -435,7 +480,7 @@ class Builder:
         with report.phase("load"):
             inputs = load(self.cfg, report)
         with report.phase("markdown"):
-            info = render_info(inputs.registry, inputs.docs.items())
+            info = render_info(inputs.registry, inputs.docs.items(), inputs.verified)
         with report.phase("model"):
             model = self._model(inputs, info)
         with report.phase("render"):
@@ -473,10 +518,14 @@ class Builder:
             for gb_id in changed:
                 info.pop(gb_id, None)
             info.update(
-                render_info(self.inputs.registry, ((i, docs[i]) for i in changed if i in docs))
+                render_info(
+                    self.inputs.registry,
+                    ((i, docs[i]) for i in changed if i in docs),
+                    self.inputs.verified,
+                )
             )
         with report.phase("model"):
-            inputs = Inputs(self.inputs.registry, docs)
+            inputs = Inputs(self.inputs.registry, docs, self.inputs.verified)
             model = self._model(inputs, info, self.model.views)
         with report.phase("render"):
             # The edited pages first: they are what the person saving the file looks at.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -87,6 +88,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from gbsite import registry, sync
 
     cfg = _config(args)
+    if args.examples:
+        return check_examples(args, cfg)
     reg = registry.load(cfg.registry_dir)
     result = sync.plan(cfg, reg)
     problems = sync.check_problems(cfg, result)
@@ -120,6 +123,67 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print(f"check: registry ({len(reg.entries)} ids) and docs are consistent")
     return EXIT_PROBLEMS if problems else EXIT_OK
+
+
+def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    from gbsite import docs, examples, registry, sync
+    from gbsite.errors import Problem
+
+    reg = registry.load(cfg.registry_dir)
+    files, _ = sync.scan(cfg.docs_dir)
+    wanted = {i.upper() for i in args.ids}
+    unknown = sorted(wanted - set(reg.entries))
+    if unknown:
+        raise GbsiteError(f"not in the registry: {', '.join(unknown)}")
+    blocks: list[examples.Block] = []
+    problems: list[Problem] = []
+    for gb_id, path in files.items():
+        if gb_id in reg.entries and (not wanted or gb_id in wanted):
+            try:
+                blocks += examples.blocks_of(gb_id, docs.read(path, outside=False))
+            except GbsiteError as exc:
+                problems += exc.problems
+    if problems:
+        raise GbsiteError(problems)
+    if not blocks:
+        print("check --examples: no gb-repro or gb-fix blocks to run")
+        return EXIT_OK
+    python = args.python or examples.default_python()
+    version = examples.torch_version(python)
+    print(
+        f"check --examples: {len(blocks)} blocks, each in a fresh interpreter with torch "
+        f"{version}, {args.jobs} at a time",
+        flush=True,
+    )
+
+    def progress(r: examples.Result) -> None:
+        print(
+            f"  {'ok  ' if r.passed else 'FAIL'} {Problem('', r.block.path, r.block.line)}"
+            f"{r.block.kind}: {r.summary} ({r.seconds:.1f} s)",
+            flush=True,
+        )
+
+    results = examples.run_all(blocks, python, args.jobs, args.timeout, progress)
+    record = cfg.verified_file
+    examples.write_record(record, results, wanted or None, examples.previous_entries(record))
+    failed = sorted(
+        (r for r in results if not r.passed), key=lambda r: (str(r.block.path), r.block.line)
+    )
+    for r in failed:
+        problem = Problem(f"{r.block.kind} {r.summary}", r.block.path, r.block.line)
+        if args.format == "github":
+            print(
+                f"::error file={problem.as_dict()['path']},line={r.block.line}::{problem.message}"
+            )
+        else:
+            print(problem)
+            if r.details.strip():
+                print("    " + r.details.strip().replace("\n", "\n    "))
+    print(
+        f"check --examples: {len(results) - len(failed)} passed, {len(failed)} failed "
+        f"(torch {version}); verified blocks recorded in {record.relative_to(cfg.root)}"
+    )
+    return EXIT_PROBLEMS if failed else EXIT_OK
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -284,6 +348,27 @@ def build_parser() -> argparse.ArgumentParser:
         "or missing docs, text written outside the ADDITIONAL INFORMATION block, marker errors, "
         "docs for unknown ids, unknown GBxxxx ids mentioned in blocks. Exit 0 when clean, 1 "
         "when problems were found, 2 when the check could not run.",
+    )
+    p.add_argument(
+        "--examples",
+        action="store_true",
+        help="run the gb-repro and gb-fix blocks of docs/gb/ against torch (see README)",
+    )
+    p.add_argument("ids", nargs="*", metavar="GBxxxx", help="with --examples: only these pages")
+    p.add_argument(
+        "--python", help="with --examples: the Python that has torch (default: this one)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="with --examples: examples run at a time (default: one per CPU)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=180.0,
+        help="with --examples: seconds one example may take (180)",
     )
     p.add_argument(
         "--format",

@@ -41,6 +41,11 @@ class Config:
     templates_dir: Path
     output_dir: Path
 
+    @property
+    def verified_file(self) -> Path:
+        """Written by `gbsite check --examples`, read by the build."""
+        return self.docs_dir.parent / "verified-examples.yaml"
+
     def edit_url(self, doc: Path) -> str:
         rel = doc.relative_to(self.root).as_posix()
         return f"https://github.com/{self.repository}/edit/{self.branch}/{rel}"

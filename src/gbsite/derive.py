@@ -100,7 +100,7 @@ def defects_of(entry: Entry, classifier: Classifier) -> list[Defect]:
         found.append("empty-explanation")
     elif _BARE_EXPRESSION.fullmatch(explanation) and " " not in explanation.split("(")[0]:
         found.append("runtime-explanation")
-    if any(_LEAKED_SOURCE.search(s) for s in (text.gb_type, text.explanation)):
+    if any(is_source_text(s) for s in (text.gb_type, text.explanation)):
         found.append("leaked-source")
     if not text.context.strip():
         found.append("empty-context")
@@ -111,3 +111,8 @@ def is_runtime_text(value: str) -> bool:
     """True for registry text that is only a placeholder expression, e.g. `str(e)` or `msg`."""
     value = value.strip()
     return bool(_BARE_EXPRESSION.fullmatch(value)) and " " not in value.split("(")[0]
+
+
+def is_source_text(value: str) -> bool:
+    """True for registry text that is Python source building a string: `"a " + f"b {x}"`."""
+    return bool(_LEAKED_SOURCE.search(value))

@@ -1,10 +1,10 @@
 """Has anything a build reads changed since the site in the output folder was built?
 
 A build's output is a pure function of: gbsite's own code, gbsite.toml, registry/, docs/gb/,
-templates/ and SOURCE_DATE_EPOCH. We hash all of it (contents, not times) and keep the hash in
-the output folder's marker file, with the size of every file the build wrote. When both still
-match, `gbsite build` has nothing to do and stops before importing Jinja, YAML or Markdown:
-that is what makes a rebuild with nothing changed cheap.
+the record of verified examples, templates/ and SOURCE_DATE_EPOCH. We hash all of it (contents,
+not times) and keep the hash in the output folder's marker file, with the size of every file the
+build wrote. When both still match, `gbsite build` has nothing to do and stops before importing
+Jinja, YAML or Markdown: that is what makes a rebuild with nothing changed cheap.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def inputs(cfg: Config) -> str:
     code = Path(__file__).resolve().parent
     sources = [
         cfg.file,
+        *([cfg.verified_file] if cfg.verified_file.exists() else []),
         *_files(code),
         *_files(cfg.registry_dir),
         *_files(cfg.docs_dir),

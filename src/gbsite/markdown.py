@@ -80,7 +80,7 @@ class Fence:
     flags: tuple[str, ...]  # the rest of the info string, e.g. ("gb-repro", "compile=model")
 
 
-FenceCaption = Callable[[Fence], str | None]
+FenceCaption = Callable[[Fence, str], str | None]  # (fence, page id) -> caption HTML
 
 
 class ContributorMarkdown:
@@ -125,8 +125,8 @@ class ContributorMarkdown:
         # Keep contributor anchors clear of the page's own section ids.
         return f"{slug}-note" if slug in self.reserved else slug
 
-    def render(self, source: str) -> str:
-        return sanitize(self.md.render(source))
+    def render(self, source: str, gb_id: str = "") -> str:
+        return sanitize(self.md.render(source, {"gb_id": gb_id}))
 
     def _link_mentions(self, state: StateCore) -> None:
         for token in state.tokens:
@@ -177,7 +177,7 @@ class ContributorMarkdown:
         cls = f' class="language-{language}"' if language else ""
         code = highlight_code(fence.code, fence.language)
         body = f'<pre class="highlight"><code{cls}>{code}</code></pre>\n'
-        caption = self.fence_caption(fence) if self.fence_caption else None
+        caption = self.fence_caption(fence, env.get("gb_id", "")) if self.fence_caption else None
         if caption:
             figure = f'<figure class="code-example">\n<figcaption>{caption}</figcaption>\n'
             return f"{figure}{body}</figure>\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gbsite.derive import Classifier, Defect, defects_of, is_runtime_text
+from gbsite.derive import Classifier, Defect, defects_of, is_runtime_text, is_source_text
 from gbsite.model import Category, Entry, Registry, Text
 
 
@@ -26,6 +26,7 @@ class EntryView:
     defects: tuple[Defect, ...]
     changed_in: str | None  # release the current text arrived in, if after `added`
     runtime_explanation: bool  # the registry only has an expression like `msg` here
+    source_explanation: bool  # the registry holds the Python expression that builds the text
 
     @property
     def id(self) -> str:
@@ -99,6 +100,7 @@ def entry_view(entry: Entry, registry: Registry, classifier: Classifier) -> Entr
         defects=tuple(defects_of(entry, classifier)),
         changed_in=since if since != entry.added else None,
         runtime_explanation=is_runtime_text(entry.current.explanation),
+        source_explanation=is_source_text(entry.current.explanation),
     )
 
 

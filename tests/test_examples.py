@@ -1,0 +1,340 @@
+"""`gbsite check --examples`: finding annotated blocks, running them, judging, recording."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import Project
+from gbsite import docs, examples
+
+START = docs.START_MARKER
+END = docs.END_MARKER
+
+# A stand-in for torch: torch.compile calls the function, so an example "breaks" by raising
+# the error text PyTorch would. Fast and deterministic, for testing the judging.
+FAKE_TORCH = """
+__version__ = "0.0.fake"
+from torch._dynamo import utils as _utils
+
+def compile(fn, fullgraph=False, backend="inductor"):
+    assert fullgraph is True
+    def compiled(*args, **kwargs):
+        _utils.counters["stats"]["unique_graphs"] += 1
+        return fn(*args, **kwargs)
+    return compiled
+"""
+FAKE_UTILS = """
+import collections
+counters = collections.defaultdict(collections.Counter)
+"""
+
+
+@pytest.fixture(scope="module")
+def fake_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A `python` whose `import torch` finds the stand-in."""
+    root = tmp_path_factory.mktemp("faketorch")
+    (root / "torch" / "_dynamo").mkdir(parents=True)
+    (root / "torch" / "__init__.py").write_text(FAKE_TORCH)
+    (root / "torch" / "_dynamo" / "__init__.py").write_text("")
+    (root / "torch" / "_dynamo" / "utils.py").write_text(FAKE_UTILS)
+    script = root / "python"
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{root}" exec "{sys.executable}" "$@"\n')
+    script.chmod(0o755)
+    return str(script)
+
+
+def page(project: Project, gb_id: str, block: str) -> Path:
+    path = project.docs / f"{gb_id.lower()}.md"
+    before, after = path.read_text().split(START)
+    _, tail = after.split(END)
+    path.write_text(before + START + "\n" + textwrap.dedent(block).lstrip("\n") + END + tail)
+    return path
+
+
+def line_of(path: Path, needle: str) -> int:
+    return next(i for i, t in enumerate(path.read_text().split("\n"), 1) if needle in t)
+
+
+def block(kind: str, code: str, gb_id: str = "GB0025", **options: str) -> examples.Block:
+    return examples.Block(
+        gb_id,
+        Path("x.md"),
+        1,
+        kind,
+        textwrap.dedent(code),
+        options.get("compile", "fn"),
+        options.get("backend", "eager"),
+    )
+
+
+BREAK = 'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{}.html")'
+
+
+@pytest.mark.parametrize(
+    ("kind", "code", "passed", "summary"),
+    [
+        ("gb-repro", f"def fn():\n    {BREAK.format('0025')}\nfn()\n", True, "breaks with GB0025"),
+        ("gb-repro", "def fn():\n    return 1\nfn()\n", False, "ran without a graph break"),
+        (
+            "gb-repro",
+            f"def fn():\n    {BREAK.format('0029')}\nfn()\n",
+            False,
+            "raised graph break GB0029 instead of GB0025",
+        ),
+        (
+            "gb-repro",
+            "def fn():\n    raise ValueError('plain bug')\nfn()\n",
+            False,
+            "raised builtins.ValueError instead of GB0025",
+        ),
+        # The link is on the cause, as with GB0039's FailOnRecompileLimitHit.
+        (
+            "gb-repro",
+            "def fn():\n    try:\n        " + BREAK.format("0025") + "\n"
+            "    except RuntimeError as e:\n        raise KeyError('limit') from e\nfn()\n",
+            True,
+            "breaks with GB0025",
+        ),
+        ("gb-fix", "def fn():\n    return 1\nfn()\n", True, "runs without a graph break"),
+        (
+            "gb-fix",
+            f"def fn():\n    {BREAK.format('0025')}\nfn()\n",
+            False,
+            "raised graph break GB0025; a gb-fix must run without any graph break",
+        ),
+        ("gb-fix", "def fn():\n    return 1\n", False, "`fn` was compiled but never called"),
+        ("gb-fix", "def g():\n    return 1\ng()\n", False, "no top-level statement binds `fn`"),
+        ("gb-fix", "def fn():\n    print('hi')\nfn()\n", False, "the program printed output"),
+        ("gb-fix", "def fn(\n", False, "the program could not be run"),
+    ],
+    ids=[
+        "repro",
+        "no break",
+        "other id",
+        "not a graph break",
+        "link on the cause",
+        "fix",
+        "fix breaks",
+        "never called",
+        "not bound",
+        "noisy",
+        "syntax error",
+    ],
+)
+def test_judging(fake_python: str, kind: str, code: str, passed: bool, summary: str) -> None:
+    result = examples.run(block(kind, code), fake_python, timeout=60)
+    assert result.passed is passed, result
+    assert result.summary.startswith(summary), result.summary
+    assert result.torch == ("0.0.fake" if "could not" not in summary else None)
+
+
+def test_compile_option_names_the_callable(fake_python: str) -> None:
+    code = "class M:\n    def __call__(self):\n        return 1\nmodel = M()\nmodel()\n"
+    assert examples.run(block("gb-fix", code, compile="model"), fake_python, 60).passed
+
+
+def test_timeout(fake_python: str) -> None:
+    result = examples.run(
+        block("gb-fix", "import time\ndef fn():\n    time.sleep(30)\nfn()\n"),
+        fake_python,
+        timeout=2,
+    )
+    assert not result.passed and result.summary == "did not finish within 2 s"
+
+
+@pytest.mark.parametrize(
+    ("info", "expected"),
+    [
+        ("python", None),
+        ("python gb-repro", ("gb-repro", {})),
+        (
+            "python gb-fix compile=model backend=inductor",
+            ("gb-fix", {"compile": "model", "backend": "inductor"}),
+        ),
+    ],
+)
+def test_info_strings(info: str, expected: object) -> None:
+    assert examples.parse_info(info) == expected
+
+
+@pytest.mark.parametrize(
+    "info",
+    [
+        "py gb-repro",
+        "gb-repro",
+        "python gb-fix fullgraph=False",
+        "python gb-repro gb-fix",
+        "python gb-fix compile=a.b(c)",
+    ],
+)
+def test_bad_info_strings(info: str) -> None:
+    with pytest.raises(ValueError):
+        examples.parse_info(info)
+
+
+def test_blocks_are_found_with_their_file_lines(project: Project) -> None:
+    path = page(
+        project,
+        "GB0025",
+        """
+        Intro.
+
+        ```python gb-repro
+        fn()
+        ```
+
+        - In a list:
+
+          ```python gb-fix compile=model
+          model()
+          ```
+
+        ```python
+        only_shown()
+        ```
+        """,
+    )
+    found = examples.blocks_of("GB0025", docs.read(path))
+    assert [(b.kind, b.line, b.compile_name, b.code) for b in found] == [
+        ("gb-repro", line_of(path, "```python gb-repro"), "fn", "fn()\n"),
+        ("gb-fix", line_of(path, "```python gb-fix"), "model", "model()\n"),
+    ]
+
+
+def test_bad_info_string_is_reported_with_file_and_line(project: Project) -> None:
+    path = page(project, "GB0025", "```python gb-repro fullgraph=True\nfn()\n```\n")
+    result = project.run("check", "--examples", "--python", sys.executable)
+    assert result.code == 2
+    assert f"gb0025.md:{line_of(path, 'gb-repro')}: unknown option `fullgraph=True`" in result.err
+
+
+def test_check_examples_reports_and_records(project: Project, fake_python: str) -> None:
+    good = page(
+        project,
+        "GB0025",
+        f"```python gb-repro\ndef fn():\n    {BREAK.format('0025')}\n"
+        "fn()\n```\n\n```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n",
+    )
+    bad = page(project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x\nfn(1)\n```\n")
+    result = project.run(
+        "check", "--examples", "GB0025", "GB0029", "--python", fake_python, "--jobs", "2"
+    )
+    assert result.code == 1
+    bad_line = line_of(bad, "gb-repro")
+    assert re.search(
+        rf"gb0029\.md:{bad_line}: gb-repro ran without a graph break "
+        r"\(expected GB0029\)",
+        result.out,
+    )
+    assert "2 passed, 1 failed (torch 0.0.fake)" in result.out
+    record_file = project.root / "docs" / "verified-examples.yaml"
+    record = examples.read_record(record_file)
+    digests = {b.digest for b in examples.blocks_of("GB0025", docs.read(good))}
+    failing = {b.digest for b in examples.blocks_of("GB0029", docs.read(bad))}
+    assert digests <= set(record) and not failing & set(record)
+    assert {record[d] for d in digests} == {"0.0.fake"}
+    others = {
+        e["sha256"]
+        for e in examples.previous_entries(record_file)
+        if e["id"] not in ("GB0025", "GB0029")
+    }
+    assert len(others) > 50  # the pages not checked keep their verification
+    # Checking one page again changes nothing about the others.
+    result = project.run("check", "--examples", "GB0029", "--python", fake_python)
+    assert result.code == 1
+    assert set(examples.read_record(record_file)) == set(record)
+
+
+def test_without_torch(project: Project) -> None:
+    page(project, "GB0025", "```python gb-repro\nfn()\n```\n")
+    result = project.run("check", "--examples", "GB0025", "--python", sys.executable)
+    if result.code == 2:
+        assert "has no torch: checking examples needs it" in result.err
+        assert "pip install 'gbsite[examples]'" in result.err
+    else:
+        pytest.skip("this Python has torch")
+
+
+def test_site_says_which_examples_are_verified(project: Project, fake_python: str) -> None:
+    path = page(
+        project, "GB0025", f"```python gb-repro\ndef fn():\n    {BREAK.format('0025')}\nfn()\n```\n"
+    )
+    assert project.run("check", "--examples", "GB0025", "--python", fake_python).code == 0
+    assert project.run("build").code == 0
+    html = (project.site / "gb" / "gb0025.html").read_text()
+    assert (
+        "Breaks with GB0025 when compiled with <code>torch.compile(fn, fullgraph=True)</code>"
+        ' · <span class="verified">verified with torch 0.0.fake</span>'
+    ) in html
+    path.write_text(path.read_text().replace("fn()\n```", "fn()  # edited\n```"))
+    assert project.run("build").code == 0
+    html = (project.site / "gb" / "gb0025.html").read_text()
+    assert '<span class="unverified">not verified yet</span>' in html  # changed code
+
+
+# ---- with real PyTorch ---------------------------------------------------------------------
+
+
+def torch_python() -> str:
+    candidate = os.environ.get("GBSITE_TORCH_PYTHON", sys.executable)
+    probe = subprocess.run([candidate, "-c", "import torch"], capture_output=True)
+    if probe.returncode != 0:
+        if os.environ.get("CI") == "true":
+            pytest.fail("torch is not installed; under CI=true the examples must be checked")
+        pytest.skip("torch not installed (pip install 'gbsite[examples]')")
+    return candidate
+
+
+@pytest.mark.slow
+def test_real_torch_failures_are_reported_with_file_and_line(project: Project) -> None:
+    python = torch_python()
+    # register_hook on an intermediate tensor no longer breaks in torch 2.13.0, although the
+    # previous site's GB0029 page says it does; print() breaks with GB0059, not GB0025.
+    hook = page(
+        project,
+        "GB0029",
+        """
+        ```python gb-repro
+        import torch
+
+        def fn(x):
+            y = x * 2
+            y.register_hook(lambda grad: grad + 1)
+            return y.sum()
+
+        fn(torch.randn(3, requires_grad=True))
+        ```
+        """,
+    )
+    other = page(
+        project,
+        "GB0025",
+        """
+        ```python gb-repro
+        import torch
+
+        def fn(x):
+            print("tracing", x.shape)
+            return x + 1
+
+        fn(torch.randn(3))
+        ```
+        """,
+    )
+    result = project.run("check", "--examples", "GB0029", "GB0025", "--python", python)
+    assert result.code == 1, result.out + result.err
+    assert (
+        f"gb0029.md:{line_of(hook, 'gb-repro')}: gb-repro ran without a graph break "
+        "(expected GB0029)"
+    ) in result.out
+    assert (
+        f"gb0025.md:{line_of(other, 'gb-repro')}: gb-repro raised graph break GB0059 "
+        "instead of GB0025"
+    ) in result.out
