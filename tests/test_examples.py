@@ -293,6 +293,7 @@ def torch_python() -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.examples
 def test_real_torch_failures_are_reported_with_file_and_line(project: Project) -> None:
     python = torch_python()
     # register_hook on an intermediate tensor no longer breaks in torch 2.13.0, although the
