@@ -339,3 +339,17 @@ def test_real_torch_failures_are_reported_with_file_and_line(project: Project) -
         f"gb0025.md:{line_of(other, 'gb-repro')}: gb-repro raised graph break GB0059 "
         "instead of GB0025"
     ) in result.out
+
+
+def test_github_annotations_for_failing_examples(project: Project, fake_python: str) -> None:
+    bad = page(
+        project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x  # 100%\nfn(1)\n```\n"
+    )
+    result = project.run(
+        "check", "--examples", "GB0029", "--python", fake_python, "--format", "github"
+    )
+    assert result.code == 1
+    [annotation] = [ln for ln in result.out.splitlines() if ln.startswith("::error")]
+    assert annotation.startswith(
+        f"::error file={bad},line={line_of(bad, 'gb-repro')}::gb-repro ran without a graph break"
+    )

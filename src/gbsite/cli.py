@@ -96,12 +96,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.format == "github":
         # GitHub Actions workflow commands: each problem is annotated on its line in the PR.
         for problem in problems:
-            where = ""
-            if problem.path is not None:
-                where = f" file={problem.as_dict()['path']}"
-                where += f",line={problem.line}" if problem.line else ""
-            message = problem.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            print(f"::error{where}::{message}")
+            print(problem.github())
         print(
             f"check: {len(problems)} problem(s)"
             if problems
@@ -172,9 +167,7 @@ def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     for r in failed:
         problem = Problem(f"{r.block.kind} {r.summary}", r.block.path, r.block.line)
         if args.format == "github":
-            print(
-                f"::error file={problem.as_dict()['path']},line={r.block.line}::{problem.message}"
-            )
+            print(problem.github())
         else:
             print(problem)
             if r.details.strip():

@@ -23,6 +23,14 @@ class Problem:
             where = f"{where}:{self.line}"
         return f"{where}: {self.message}"
 
+    def github(self) -> str:
+        """A GitHub Actions workflow command: the problem annotated on its line in a PR."""
+        where = ""
+        if self.path is not None:
+            where = f" file={display_path(self.path)}" + (f",line={self.line}" if self.line else "")
+        message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return f"::error{where}::{message}"
+
     def as_dict(self) -> dict[str, object]:
         return {
             "path": display_path(self.path) if self.path else None,
