@@ -262,7 +262,10 @@ class Renderer:
         assets = self.cfg.templates_dir / ASSETS
         for path in sorted(assets.rglob("*")) if assets.is_dir() else []:
             if path.is_file() and path.name != "style.css":
-                out[f"{ASSETS}/{path.relative_to(assets).as_posix()}"] = path.read_bytes()
+                data = path.read_bytes()
+                if path.suffix == ".css":  # page-specific rules (index.css, dashboard.css)
+                    data = minify_css(data.decode("utf-8")).encode("utf-8")
+                out[f"{ASSETS}/{path.relative_to(assets).as_posix()}"] = data
         out["sitemap.xml"] = site.sitemap(self.cfg, model).encode("utf-8")
         out[".nojekyll"] = b""  # GitHub Pages: serve files as they are
         return out
