@@ -115,7 +115,7 @@ def render_info(
     written = {gb_id: doc for gb_id, doc in docs if doc.has_content}
     if not written:
         return {}
-    # Imported here: markdown-it, its plugins and nh3 take ~30 ms to import, needless when
+    # Imported here: markdown-it, its plugins, Pygments and nh3 take ~50 ms to import, needless when
     # nobody has written anything yet.
     from markupsafe import Markup
 
