@@ -253,10 +253,7 @@ def test_browser_and_python_rank_alike(open_page: Any, base_url: str, built_site
     builder = build.Builder(config.load(built_site.root), built_site.root / "parity-site")
     builder.build(skip_unchanged=False)
     assert builder.model is not None
-    info = {
-        p.view.id: search.plain_text(str(p.info_html)) for p in builder.model.entries if p.info_html
-    }
-    entries = search.entries_for(builder.model.registry, builder.model.views, info)
+    entries = build.search_entries(builder.model)
     queries = PARITY_QUERIES + [p.read_text() for p in LOGS]
     queries += [re.sub(r"https?://\S+", "", p.read_text()) for p in LOGS]
     page = open_page(base_url + "index.html")

@@ -2,9 +2,10 @@
 
     fingerprint  hash every input; if the output folder was built from the same inputs, stop
     load         registry/ and the blocks of docs/gb/, validated
-    markdown     contributor blocks to sanitized HTML
     model        what every page shows, as dataclasses (site.py)
-    render       templates -> bytes of every file, in memory
+    render       templates -> bytes of every file, in memory; each page renders its
+                 contributor block (Markdown to sanitized HTML), so on two cores a forked
+                 worker shares that work too
     write        into a temporary folder that replaces the old site in one step
 
 A build that fails or is killed leaves the previous site as it was. Reading touches only
@@ -30,7 +31,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from gbsite import fingerprint
 from gbsite.config import Config
@@ -41,8 +42,9 @@ if TYPE_CHECKING:
     from markupsafe import Markup
 
     from gbsite.docs import Doc
-    from gbsite.markdown import Fence
+    from gbsite.markdown import ContributorMarkdown, Fence
     from gbsite.model import Registry
+    from gbsite.search import SearchEntry
     from gbsite.site import EntryPage, SiteModel
     from gbsite.views import EntryView
 
@@ -108,30 +110,6 @@ def load(cfg: Config, report: BuildReport) -> Inputs:
     return Inputs(reg, docs, read_record(cfg.verified_file))
 
 
-def render_info(
-    registry: Registry, docs: Iterable[tuple[str, Doc]], verified: dict[str, str] | None = None
-) -> dict[str, Markup]:
-    """Contributor blocks to sanitized HTML (only the blocks that have content)."""
-    written = {gb_id: doc for gb_id, doc in docs if doc.has_content}
-    if not written:
-        return {}
-    # Imported here: markdown-it, its plugins, Pygments and nh3 take ~50 ms to import, needless when
-    # nobody has written anything yet.
-    from markupsafe import Markup
-
-    from gbsite.markdown import ContributorMarkdown
-    from gbsite.site import PAGE_SECTIONS
-
-    md = ContributorMarkdown(
-        known_ids=registry.entries,
-        link_for=lambda gb_id: f"{gb_id.lower()}.html",  # entry pages are siblings in gb/
-        reserved_ids=PAGE_SECTIONS,
-        fence_caption=ExampleCaptions(verified or {}),
-    )
-    # The HTML is sanitized by nh3, so it is safe to mark as such for the templates.
-    return {gb_id: Markup(md.render(doc.block, gb_id)) for gb_id, doc in written.items()}
-
-
 class ExampleCaptions:
     """Says above a gb-repro or gb-fix block what it shows, and whether that was verified."""
 
@@ -173,14 +151,42 @@ class ExampleCaptions:
 class Renderer:
     """Templates -> bytes. One per build: it holds the Jinja environment and the stylesheet."""
 
-    def __init__(self, cfg: Config) -> None:
+    def __init__(self, cfg: Config, inputs: Inputs) -> None:
         from gbsite import site, templating
 
         self.cfg = cfg
+        self.inputs = inputs
         self.templating = templating
         self.env: jinja2.Environment = templating.environment(cfg.templates_dir, html=True)
         self.env.filters["release_path"] = lambda label: f"releases/{site.release_slug(label)}.html"
         self.css = ""  # set by site(): it depends on the code in contributor blocks
+        self.markdown: ContributorMarkdown | None = None
+        self.used: dict[str, list[str]] = {}  # highlighting classes each page's code uses
+
+    def info_html(self, page: EntryPage) -> Markup | None:
+        """The page's contributor block as sanitized HTML; records the classes its code uses."""
+        if page.info_block is None:
+            return None
+        from markupsafe import Markup
+
+        from gbsite.highlight import used_classes
+
+        if self.markdown is None:
+            # Imported here: markdown-it, its plugins, Pygments and nh3 take ~50 ms to import,
+            # needless when nobody has written anything yet.
+            from gbsite.markdown import ContributorMarkdown
+            from gbsite.site import PAGE_SECTIONS
+
+            self.markdown = ContributorMarkdown(
+                known_ids=self.inputs.registry.entries,
+                link_for=lambda gb_id: f"{gb_id.lower()}.html",  # entry pages are siblings
+                reserved_ids=PAGE_SECTIONS,
+                fence_caption=ExampleCaptions(self.inputs.verified),
+            )
+        html = self.markdown.render(page.info_block, page.view.id)
+        self.used[page.view.id] = sorted(used_classes([html]))
+        # Sanitized by nh3 in render(), so it is safe to mark as such for the templates.
+        return Markup(html)
 
     def page(self, site_model: SiteModel, path: str, template: str, **context: object) -> bytes:
         root = "../" * path.count("/")
@@ -197,7 +203,14 @@ class Renderer:
 
     def entries(self, model: SiteModel, pages: Iterable[EntryPage]) -> dict[str, bytes]:
         return {
-            p.path: self.page(model, p.path, "entry.html.j2", page=p, has_info=model.has_info)
+            p.path: self.page(
+                model,
+                p.path,
+                "entry.html.j2",
+                page=p,
+                has_info=model.has_info,
+                info_html=self.info_html(p),
+            )
             for p in pages
         }
 
@@ -217,14 +230,12 @@ class Renderer:
     def site(self, model: SiteModel, *, parallel: bool = False) -> dict[str, bytes]:
         """Every output file, by path relative to the site root.
 
-        With `parallel`, a forked worker renders two of every three entry pages while this
-        process renders the rest and every other page: on two cores, a cold build's render
-        phase takes about half as long.
+        With `parallel`, a forked worker renders two of every three entry pages (and their
+        contributor blocks) while this process renders the rest and every other page: on two
+        cores, the render phase takes about half as long.
         """
-
-        self.css = self.stylesheet(str(p.info_html) for p in model.entries if p.info_html)
         self.env.get_template("entry.html.j2")  # compiled once, before the worker is forked
-        worker = None
+        worker: Worker | None = None
         mine = model.entries
         # A fork copies only the calling thread; with other threads running (serve, a test
         # runner, a browser driver) a lock they hold could stay locked forever in the worker.
@@ -234,7 +245,8 @@ class Renderer:
             and hasattr(os, "fork")
             and (threading.active_count() == 1)
         ):
-            worker = Worker(lambda: self.entries(model, model.entries[1::3] + model.entries[2::3]))
+            theirs = model.entries[1::3] + model.entries[2::3]
+            worker = Worker(lambda: (self.entries(model, theirs), self.used))
             mine = model.entries[0::3]
         try:
             out = self._all_but_the_workers_pages(model, mine)
@@ -243,7 +255,12 @@ class Renderer:
                 worker.cancel()  # never leave it blocked on a pipe nobody reads
             raise
         if worker is not None:
-            out.update(worker.result())
+            pages, used = cast(tuple[dict[str, bytes], dict[str, list[str]]], worker.result())
+            out.update(pages)
+            self.used.update(used)
+        # Last: the highlighting rules depend on the code every page turned out to contain.
+        self.css = self.stylesheet()
+        out.update(self.styled(model))
         return out
 
     def _all_but_the_workers_pages(
@@ -258,7 +275,6 @@ class Renderer:
         for release in model.releases:
             out[release.path] = self.page(model, release.path, "release.html.j2", release=release)
         out.update(self.entries(model, mine))
-        out.update(self.styled(model))
         assets = self.cfg.templates_dir / ASSETS
         for path in sorted(assets.rglob("*")) if assets.is_dir() else []:
             if path.is_file() and path.name != "style.css":
@@ -285,27 +301,29 @@ class Renderer:
             ),
         }
 
-    def stylesheet(self, info: Iterable[str]) -> str:
+    def stylesheet(self) -> str:
         """templates/assets/style.css, minified, plus the highlighting rules the code uses."""
-        from gbsite.highlight import highlight_css, used_classes
+        from gbsite.highlight import highlight_css
 
         path = self.cfg.templates_dir / ASSETS / "style.css"
         try:
             base = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise GbsiteError.at(path, None, "stylesheet not found") from None
-        return minify_css(base) + highlight_css(used_classes(info))
+        used = {cls for classes in self.used.values() for cls in classes}
+        return minify_css(base) + highlight_css(used)
 
 
 class Worker:
-    """Runs `task` in a forked process; `result()` returns what it returned (a dict of bytes).
+    """Runs `task` in a forked process; `result()` returns what it returned (anything marshal
+    can carry: here the pages it rendered and the highlighting classes they use).
 
     Only for single-threaded callers (the build command): a fork copies only the calling
     thread, so `serve`, which has more, never uses it. A GbsiteError in the worker (a template
     error, say) is raised again here with its problems.
     """
 
-    def __init__(self, task: Callable[[], dict[str, bytes]]) -> None:
+    def __init__(self, task: Callable[[], Any]) -> None:
         read, write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the worker
@@ -330,7 +348,7 @@ class Worker:
             os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
 
-    def result(self) -> dict[str, bytes]:
+    def result(self) -> Any:
         with os.fdopen(self.read, "rb") as pipe:
             payload = pipe.read()
         os.waitpid(self.pid, 0)
@@ -338,8 +356,7 @@ class Worker:
             raise RuntimeError("the build worker died without a result")
         ok, value = marshal.loads(payload)
         if ok:
-            pages: dict[str, bytes] = value
-            return pages
+            return value
         if isinstance(value, list):
             raise GbsiteError(pickle.loads(value[0]))  # our own worker wrote it
         raise RuntimeError(f"build worker failed:\n{value}")
@@ -359,13 +376,19 @@ def minify_css(css: str) -> str:
     return css.replace(";}", "}").strip() + "\n"
 
 
-def search_index(model: SiteModel) -> str:
+def search_entries(model: SiteModel) -> list[SearchEntry]:
     from gbsite import search
 
     info_text = {
-        p.view.id: search.plain_text(str(p.info_html)) for p in model.entries if p.info_html
+        p.view.id: search.plain_markdown(p.info_block) for p in model.entries if p.info_block
     }
-    entries = search.entries_for(model.registry, model.views, info_text)
+    return search.entries_for(model.registry, model.views, info_text)
+
+
+def search_index(model: SiteModel) -> str:
+    from gbsite import search
+
+    entries = search_entries(model)
     return search.index_js(entries, [c.key for c in model.categories], model.registry.labels)
 
 
@@ -468,7 +491,6 @@ class Builder:
         self.out_dir = (out_dir or cfg.output_dir).resolve()
         _refuse_dangerous_output(cfg, self.out_dir)
         self.inputs: Inputs | None = None
-        self.info: dict[str, Markup] = {}
         self.model: SiteModel | None = None
         self.renderer: Renderer | None = None
         self.outputs: dict[str, bytes] = {}
@@ -482,17 +504,15 @@ class Builder:
             return report
         with report.phase("load"):
             inputs = load(self.cfg, report)
-        with report.phase("markdown"):
-            info = render_info(inputs.registry, inputs.docs.items(), inputs.verified)
         with report.phase("model"):
-            model = self._model(inputs, info)
+            model = self._model(inputs)
         with report.phase("render"):
-            renderer = Renderer(self.cfg)
+            renderer = Renderer(self.cfg, inputs)
             outputs = renderer.site(model, parallel=self.parallel)
             outputs[OUTPUT_MARKER] = fingerprint.marker(inputs_hash, outputs)
         with report.phase("write"):
             report.written = write_site(outputs, self.out_dir)
-        self.inputs, self.info, self.model, self.renderer = inputs, info, model, renderer
+        self.inputs, self.model, self.renderer = inputs, model, renderer
         self.outputs = outputs
         report.files, report.outputs = len(outputs), outputs
         return report
@@ -516,26 +536,18 @@ class Builder:
                 else:
                     docs.pop(gb_id, None)
                 changed.add(gb_id)
-        with report.phase("markdown"):
-            info = dict(self.info)
-            for gb_id in changed:
-                info.pop(gb_id, None)
-            info.update(
-                render_info(
-                    self.inputs.registry,
-                    ((i, docs[i]) for i in changed if i in docs),
-                    self.inputs.verified,
-                )
-            )
         with report.phase("model"):
             inputs = Inputs(self.inputs.registry, docs, self.inputs.verified)
-            model = self._model(inputs, info, self.model.views)
+            model = self._model(inputs, self.model.views)
         with report.phase("render"):
+            self.renderer.inputs = inputs
+            for gb_id in changed:
+                self.renderer.used.pop(gb_id, None)
             # The edited pages first: they are what the person saving the file looks at.
             pages = self.renderer.entries(model, [p for p in model.entries if p.view.id in changed])
             written = self._write(pages)
             rest = self.renderer.info_dependent(model)
-            css = self.renderer.stylesheet(str(p.info_html) for p in model.entries if p.info_html)
+            css = self.renderer.stylesheet()
             if css != self.renderer.css:  # new code brought new token classes
                 self.renderer.css = css
                 rest.update(self.renderer.styled(model))
@@ -545,18 +557,16 @@ class Builder:
             rest[OUTPUT_MARKER] = outputs[OUTPUT_MARKER] = fingerprint.marker("-", outputs)
         with report.phase("write"):
             written += self._write(rest)
-        self.inputs, self.info, self.model, self.outputs = inputs, info, model, outputs
+        self.inputs, self.model, self.outputs = inputs, model, outputs
         report.files, report.outputs, report.written = len(outputs), outputs, written
         return report
 
-    def _model(
-        self, inputs: Inputs, info: dict[str, Markup], views: list[EntryView] | None = None
-    ) -> SiteModel:
+    def _model(self, inputs: Inputs, views: list[EntryView] | None = None) -> SiteModel:
         from gbsite import site
         from gbsite.views import entry_views
 
         views = views if views is not None else entry_views(inputs.registry)
-        return site.model(self.cfg, inputs.registry, views, inputs.docs, info)
+        return site.model(self.cfg, inputs.registry, views, inputs.docs)
 
     def _write(self, files: dict[str, bytes]) -> int:
         """Write changed files in place, each atomically (serve's incremental rebuilds)."""

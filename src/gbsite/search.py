@@ -122,10 +122,20 @@ def entries_for(
     return out
 
 
-def plain_text(fragment: str, limit: int = 4000) -> str:
-    """Text of rendered HTML, for searching contributor content."""
-    text = html.unescape(re.sub(r"<[^>]+>", " ", fragment))
-    return _SPACE.sub(" ", text).strip()[:limit]
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*$", re.M)
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_TAG = re.compile(r"<[^>]+>")
+_MARKUP = re.compile(r"[*`#>|~]+")
+
+
+def plain_markdown(source: str, limit: int = 4000) -> str:
+    """Contributor Markdown as words to search: markup, link targets and HTML tags out; text,
+    headings and code kept (people search for the API they used). Underscores stay: they are
+    part of names like register_hook."""
+    text = _FENCE_LINE.sub(" ", source)
+    text = _LINK.sub(r"\1", text)
+    text = _MARKUP.sub(" ", _TAG.sub(" ", text))
+    return _SPACE.sub(" ", html.unescape(text)).strip()[:limit]
 
 
 # ---- logs ------------------------------------------------------------------------------------

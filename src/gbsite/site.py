@@ -10,8 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from markupsafe import Markup
-
 from gbsite.charts import BarChart, bar_chart
 from gbsite.config import Config
 from gbsite.derive import DEFECTS, Defect
@@ -55,7 +53,7 @@ class SiteInfo:
 class EntryPage:
     view: EntryView
     title: str
-    info_html: Markup | None  # the contributor's Additional Information, sanitized
+    info_block: str | None  # the contributor's Additional Information (Markdown), if written
     edit_url: str
     source_url: str
     prev: EntryView | None
@@ -251,7 +249,7 @@ def built_date() -> str | None:
 
 
 def entry_pages(
-    cfg: Config, registry: Registry, views: list[EntryView], info_html: dict[str, Markup]
+    cfg: Config, registry: Registry, views: list[EntryView], docs: dict[str, Doc]
 ) -> list[EntryPage]:
     labels = registry.labels
     pages = []
@@ -263,7 +261,9 @@ def entry_pages(
             EntryPage(
                 view=view,
                 title=f"{view.id}: {plain_title(view.current.text.gb_type)}",
-                info_html=info_html.get(view.id),
+                info_block=docs[view.id].block
+                if view.id in docs and docs[view.id].has_content
+                else None,
                 edit_url=cfg.edit_url(doc),
                 source_url=cfg.source_url(doc),
                 prev=views[i - 1] if i else None,
@@ -279,7 +279,6 @@ def model(
     registry: Registry,
     views: list[EntryView],
     docs: dict[str, Doc],
-    info_html: dict[str, Markup],
 ) -> SiteModel:
     has_info = {gb_id: doc.has_content for gb_id, doc in docs.items()}
     info = SiteInfo(
@@ -289,7 +288,7 @@ def model(
         registry=registry,
         info=info,
         views=views,
-        entries=entry_pages(cfg, registry, views, info_html),
+        entries=entry_pages(cfg, registry, views, docs),
         releases=release_pages(registry, views),
         dashboard=dashboard(registry, views, has_info),
         categories=registry.categories,
