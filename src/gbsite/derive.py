@@ -98,7 +98,7 @@ def defects_of(entry: Entry, classifier: Classifier) -> list[Defect]:
     explanation = text.explanation.strip()
     if not explanation:
         found.append("empty-explanation")
-    elif _BARE_EXPRESSION.fullmatch(explanation) and " " not in explanation.split("(")[0]:
+    elif is_runtime_text(explanation):
         found.append("runtime-explanation")
     if any(is_source_text(s) for s in (text.gb_type, text.explanation)):
         found.append("leaked-source")

@@ -105,25 +105,17 @@ def parse(path: Path, text: str, *, outside: bool = True) -> Doc:
     `outside=False` skips collecting the lines outside the block: the site build needs only the
     block, and that collection is most of the parsing time of a file.
     """
-    want_outside = outside
     starts = list(_START.finditer(text))
     ends = list(_END.finditer(text))
-    if len(starts) > 1:
-        lines = ", ".join(str(_line_no(text, m.start())) for m in starts)
-        raise GbsiteError.at(
-            path,
-            _line_no(text, starts[1].start()),
-            f"second ADDITIONAL INFORMATION START marker (START markers on lines {lines}); "
-            "keep exactly one START and one END marker",
-        )
-    if len(ends) > 1:
-        lines = ", ".join(str(_line_no(text, m.start())) for m in ends)
-        raise GbsiteError.at(
-            path,
-            _line_no(text, ends[1].start()),
-            f"second ADDITIONAL INFORMATION END marker (END markers on lines {lines}); "
-            "keep exactly one START and one END marker",
-        )
+    for kind, found in (("START", starts), ("END", ends)):
+        if len(found) > 1:
+            lines = ", ".join(str(_line_no(text, m.start())) for m in found)
+            raise GbsiteError.at(
+                path,
+                _line_no(text, found[1].start()),
+                f"second ADDITIONAL INFORMATION {kind} marker ({kind} markers on lines "
+                f"{lines}); keep exactly one START and one END marker",
+            )
     if starts and not ends:
         raise GbsiteError.at(
             path,
@@ -159,7 +151,7 @@ def parse(path: Path, text: str, *, outside: bool = True) -> Doc:
         form = "gbsite" if checksum else "markers"
         block_lines = (_line_no(text, start.start()), _line_no(text, end.start()))
         outside_lines: list[Line] = []
-        if want_outside:
+        if outside:
             outside_lines = _lines(text[: start.start()], 1)
             outside_lines += _lines(text[end.end() :], _line_no(text, end.end()))
     else:
