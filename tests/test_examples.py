@@ -242,7 +242,7 @@ def test_check_examples_reports_and_records(project: Project, fake_python: str) 
     assert {record[d] for d in digests} == {"0.0.fake"}
     others = {
         e["sha256"]
-        for e in examples.previous_entries(record_file)
+        for e in examples.record_entries(record_file)
         if e["id"] not in ("GB0025", "GB0029")
     }
     assert len(others) > 50  # the pages not checked keep their verification
@@ -353,3 +353,11 @@ def test_github_annotations_for_failing_examples(project: Project, fake_python: 
     assert annotation.startswith(
         f"::error file={bad},line={line_of(bad, 'gb-repro')}::gb-repro ran without a graph break"
     )
+
+
+def test_malformed_record_is_a_clear_error(project: Project) -> None:
+    record = project.root / "docs" / "verified-examples.yaml"
+    record.write_text("verified:\n- sha256: abc\n")  # no torch, no id
+    result = project.run("build")
+    assert result.code == 2
+    assert "verified-examples.yaml: not a record of verified examples" in result.err

@@ -160,7 +160,7 @@ def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
 
     results = examples.run_all(blocks, python, args.jobs, args.timeout, progress)
     record = cfg.verified_file
-    examples.write_record(record, results, wanted or None, examples.previous_entries(record))
+    examples.write_record(record, results, wanted or None)
     failed = sorted(
         (r for r in results if not r.passed), key=lambda r: (str(r.block.path), r.block.line)
     )

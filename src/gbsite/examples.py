@@ -265,32 +265,37 @@ RECORD_HEADER = (
 )
 
 
-def read_record(path: Path) -> dict[str, str]:
-    """sha256 of each verified block -> the torch version it was verified with."""
-    if not path.exists():
-        return {}
-    data = yamlio.read(path)
-    try:
-        return {str(item["sha256"]): str(item["torch"]) for item in data["verified"] or []}
-    except (TypeError, KeyError) as exc:
-        raise GbsiteError.at(
-            path,
-            None,
-            f"not a record of verified examples ({exc}); delete it and run gbsite check --examples",
-        ) from None
-
-
 RecordEntry = dict[str, str | int]
 
 
-def write_record(
-    path: Path,
-    results: Iterable[Result],
-    checked_ids: set[str] | None,
-    previous: list[RecordEntry] | None = None,
-) -> bool:
+def record_entries(path: Path) -> list[RecordEntry]:
+    """The entries of the record of verified examples; none when there is no record yet."""
+    if not path.exists():
+        return []
+    data = yamlio.read(path)
+    entries = data.get("verified") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not all(
+        isinstance(e, dict) and {"id", "sha256", "torch"} <= e.keys() for e in entries
+    ):
+        raise GbsiteError.at(
+            path,
+            None,
+            "not a record of verified examples (entries need id, sha256 and torch); delete it "
+            "and run gbsite check --examples",
+        )
+    return entries
+
+
+def read_record(path: Path) -> dict[str, str]:
+    """sha256 of each verified block -> the torch version it was verified with."""
+    return {str(e["sha256"]): str(e["torch"]) for e in record_entries(path)}
+
+
+def write_record(path: Path, results: Iterable[Result], checked_ids: set[str] | None) -> bool:
     """Record the blocks that passed; keep earlier entries of pages not checked this time."""
-    kept = [e for e in previous or [] if checked_ids is not None and e["id"] not in checked_ids]
+    kept = [
+        e for e in record_entries(path) if checked_ids is not None and e["id"] not in checked_ids
+    ]
     fresh: list[RecordEntry] = [
         {
             "id": r.block.gb_id,
@@ -305,13 +310,6 @@ def write_record(
     entries = sorted(kept + fresh, key=lambda e: (str(e["id"]), int(e["line"])))
     text = yamlio.dump({"verified": entries}, RECORD_HEADER)
     return write_if_changed(path, text.encode("utf-8"))
-
-
-def previous_entries(path: Path) -> list[RecordEntry]:
-    if not path.exists():
-        return []
-    data = yamlio.read(path)
-    return list(data.get("verified") or []) if isinstance(data, dict) else []
 
 
 def default_python() -> str:
