@@ -22,15 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from browser_support import CHROMIUM_ARGS, chromium_path  # noqa: E402
-
-START = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
-END = "<!-- ADDITIONAL INFORMATION END -->"
+from gbsite import docs  # noqa: E402
 
 
 def save_block(doc: Path, text: str) -> None:
-    before, after = doc.read_text().split(START)
-    _, tail = after.split(END)
-    doc.write_text(before + START + "\n" + text + "\n" + END + tail)
+    doc.write_text(docs.with_block(doc.read_text(), f"\n{text}\n"))
 
 
 def main() -> None:

@@ -81,11 +81,7 @@ def make(count: int, out: Path, texts_per_id: int = 1, info_every: int = 17) -> 
     sync.apply(plan)
     for i in range(0, count, info_every):
         path = cfg.docs_dir / f"gb{i:04d}.md"
-        page = path.read_text()
-        head, rest = page.split(docs.START_MARKER)
-        _, tail = rest.split(docs.END_MARKER)
-        block = BLOCK.format(gb_id=f"GB{i:04d}")
-        path.write_text(head + docs.START_MARKER + block + docs.END_MARKER + tail)
+        path.write_text(docs.with_block(path.read_text(), BLOCK.format(gb_id=f"GB{i:04d}")))
     return out
 
 

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 import pytest
 
 from conftest import Project, make_project
+from gbsite import docs
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -141,10 +142,7 @@ def browser() -> Iterator[Any]:
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Project:
     proj = make_project(tmp_path_factory.mktemp("browser") / "proj", docs=True)
     doc = proj.docs / "gb0025.md"
-    start = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
-    end = "<!-- ADDITIONAL INFORMATION END -->"
-    before, after = doc.read_text().split(start)
-    doc.write_text(before + start + INFO + end + after.split(end)[1])
+    doc.write_text(docs.with_block(doc.read_text(), INFO))
     assert proj.run("build").code == 0
     return proj
 

@@ -53,12 +53,7 @@ See https://pytorch.org/docs for more, and GB0029 for hooks (not GB9999).
 def built(tmp_path_factory: pytest.TempPathFactory) -> Project:
     proj = make_project(tmp_path_factory.mktemp("built") / "proj", docs=True)
     path = proj.docs / "gb0025.md"
-    text = path.read_text()
-    start = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
-    end = "<!-- ADDITIONAL INFORMATION END -->"
-    before, after = text.split(start)
-    _, tail = after.split(end)
-    path.write_text(before + start + BLOCK + end + tail)
+    path.write_text(docs.with_block(path.read_text(), BLOCK))
     result = proj.run("build")
     assert result.code == 0, result.err
     return proj
@@ -389,7 +384,7 @@ def site_files(proj: Project) -> dict[str, bytes]:
 def test_marker_error_fails_the_build_and_keeps_the_site(site_project: Project) -> None:
     before = site_files(site_project)
     doc = site_project.docs / "gb0025.md"
-    doc.write_text(doc.read_text().replace("<!-- ADDITIONAL INFORMATION END -->", ""))
+    doc.write_text(doc.read_text().replace(docs.END_MARKER, ""))
     result = site_project.run("build")
     assert result.code == 2
     assert "gb0025.md:" in result.err and "without an END marker" in result.err
@@ -448,16 +443,12 @@ def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> N
     from gbsite import build, config
 
     proj = make_project(tmp_path / "proj", docs=True)
-    start = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
     doc = proj.docs / "gb0025.md"
-    before, after = doc.read_text().split(start)
-    doc.write_text(before + start + "\nAn earlier note.\n" + after.split("\n", 1)[1])
+    doc.write_text(docs.with_block(doc.read_text(), "\nAn earlier note.\n"))
     builder = build.Builder(config.load(proj.root), tmp_path / "site")
     builder.build(skip_unchanged=False)
 
-    before, after = doc.read_text().split(start)
-    _, tail = after.split("<!-- ADDITIONAL INFORMATION END -->")
-    doc.write_text(before + start + edit + "<!-- ADDITIONAL INFORMATION END -->" + tail)
+    doc.write_text(docs.with_block(doc.read_text(), edit))
     incremental = builder.docs_changed([doc]).outputs
     full = build.Builder(config.load(proj.root), tmp_path / "full").build().outputs
     marker = build.OUTPUT_MARKER

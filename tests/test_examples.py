@@ -14,9 +14,6 @@ import pytest
 from conftest import Project
 from gbsite import docs, examples
 
-START = docs.START_MARKER
-END = docs.END_MARKER
-
 # A stand-in for torch: torch.compile calls the function, so an example "breaks" by raising
 # the error text PyTorch would. Fast and deterministic, for testing the judging.
 FAKE_TORCH = """
@@ -52,9 +49,8 @@ def fake_python(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def page(project: Project, gb_id: str, block: str) -> Path:
     path = project.docs / f"{gb_id.lower()}.md"
-    before, after = path.read_text().split(START)
-    _, tail = after.split(END)
-    path.write_text(before + START + "\n" + textwrap.dedent(block).lstrip("\n") + END + tail)
+    block = "\n" + textwrap.dedent(block).lstrip("\n")
+    path.write_text(docs.with_block(path.read_text(), block))
     return path
 
 

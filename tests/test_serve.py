@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, make_project
+from gbsite import docs
 
 pytestmark = pytest.mark.slow
 
-START = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
-END = "<!-- ADDITIONAL INFORMATION END -->"
+START = docs.START_MARKER
+END = docs.END_MARKER
 
 
 class Server:
@@ -95,9 +96,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 def edit_block(project: Project, gb_id: str, text: str) -> Path:
     path = project.docs / f"{gb_id.lower()}.md"
-    before, after = path.read_text().split(START)
-    _, tail = after.split(END)
-    path.write_text(before + START + "\n" + text + "\n" + END + tail)
+    path.write_text(docs.with_block(path.read_text(), f"\n{text}\n"))
     return path
 
 

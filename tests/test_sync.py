@@ -20,10 +20,7 @@ def doc(p: Project, gb_id: str) -> Path:
 
 
 def set_block(path: Path, block: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    path.write_bytes((head + START + block + END + tail).encode("utf-8"))
+    path.write_bytes(docs.with_block(path.read_text(encoding="utf-8"), block).encode("utf-8"))
 
 
 def block_of(path: Path) -> str:

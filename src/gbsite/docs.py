@@ -197,6 +197,14 @@ def _legacy_block(text: str) -> tuple[str, list[Line], tuple[int, int]]:
     return block, outside, (_line_no(text, heading.start()), _line_no(text, body_end))
 
 
+def with_block(text: str, block: str) -> str:
+    """A docs file's text with the text between its markers replaced by `block`."""
+    start, end = _START.search(text), _END.search(text)
+    if start is None or end is None or end.start() < start.end():
+        raise ValueError("the text has no ADDITIONAL INFORMATION block")
+    return text[: start.end()] + block + text[end.start() :]
+
+
 def read(path: Path, *, outside: bool = True) -> Doc:
     try:
         data = path.read_bytes()
