@@ -88,7 +88,7 @@ def read_doc(path: Path) -> Doc:
 
 def load(cfg: Config, report: BuildReport) -> Inputs:
     from gbsite import registry
-    from gbsite.sync import scan
+    from gbsite.docs import scan
 
     reg = registry.load(cfg.registry_dir)
     files, unexpected = scan(cfg.docs_dir)

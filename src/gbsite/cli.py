@@ -121,11 +121,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
-    from gbsite import docs, examples, registry, sync
+    from gbsite import docs, examples, registry
     from gbsite.errors import Problem
 
     reg = registry.load(cfg.registry_dir)
-    files, _ = sync.scan(cfg.docs_dir)
+    files, _ = docs.scan(cfg.docs_dir)
     wanted = {i.upper() for i in args.ids}
     unknown = sorted(wanted - set(reg.entries))
     if unknown:

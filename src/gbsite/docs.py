@@ -205,6 +205,30 @@ def with_block(text: str, block: str) -> str:
     return text[: start.end()] + block + text[end.start() :]
 
 
+def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
+    """Docs files by id, and files in docs/gb/ that are not docs files."""
+    found: dict[str, Path] = {}
+    unexpected: list[Problem] = []
+    if not docs_dir.is_dir():
+        return found, unexpected
+    for path in sorted(docs_dir.iterdir()):
+        if path.name.startswith(".") or not path.is_file():
+            continue  # editor swap files, our own temp files
+        match = DOC_NAME.fullmatch(path.name)
+        if match is None:
+            hint = (
+                f"; rename it to {path.name.lower()}"
+                if DOC_NAME.fullmatch(path.name.lower())
+                else ""
+            )
+            unexpected.append(
+                Problem(f"not a docs file (names are like gb0025.md){hint}; left alone", path)
+            )
+            continue
+        found[f"GB{match.group(1)}"] = path
+    return found, unexpected
+
+
 def read(path: Path, *, outside: bool = True) -> Doc:
     try:
         data = path.read_bytes()

@@ -56,34 +56,10 @@ def render_doc(env: jinja2.Environment, cfg: Config, view: EntryView, block: str
     return docs.header(view.id, docs.checksum_of(generated.outside)) + body
 
 
-def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
-    """Docs files by id, and files in docs/gb/ that are not docs files."""
-    found: dict[str, Path] = {}
-    unexpected: list[Problem] = []
-    if not docs_dir.is_dir():
-        return found, unexpected
-    for path in sorted(docs_dir.iterdir()):
-        if path.name.startswith(".") or not path.is_file():
-            continue  # editor swap files, our own temp files
-        match = docs.DOC_NAME.fullmatch(path.name)
-        if match is None:
-            hint = (
-                f"; rename it to {path.name.lower()}"
-                if docs.DOC_NAME.fullmatch(path.name.lower())
-                else ""
-            )
-            unexpected.append(
-                Problem(f"not a docs file (names are like gb0025.md){hint}; left alone", path)
-            )
-            continue
-        found[f"GB{match.group(1)}"] = path
-    return found, unexpected
-
-
 def plan(cfg: Config, registry: Registry) -> Plan:
     env = templating.environment(cfg.templates_dir, html=False)
     result = Plan()
-    files, unexpected = scan(cfg.docs_dir)
+    files, unexpected = docs.scan(cfg.docs_dir)
     result.orphans.extend(unexpected)
     for gb_id, path in files.items():
         if gb_id not in registry.entries:
