@@ -122,7 +122,7 @@ class ExampleCaptions:
         from gbsite import examples
 
         try:
-            parsed = examples.parse_info(" ".join((fence.language, *fence.flags)))
+            parsed = examples.parse_info(fence.info)
         except ValueError:
             return None  # `gbsite check --examples` reports the bad info string
         if parsed is None:

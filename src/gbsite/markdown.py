@@ -73,11 +73,16 @@ def sanitize(html: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Fence:
-    """What a code-fence renderer needs: the language and any words after it."""
+    """A fenced code block: its code and its info string (`python gb-repro compile=model`)."""
 
     code: str
-    language: str
-    flags: tuple[str, ...]  # the rest of the info string, e.g. ("gb-repro", "compile=model")
+    info: str
+
+    @property
+    def language(self) -> str:
+        """The first word of the info string, as GitHub highlights by it."""
+        words = self.info.split()
+        return words[0] if words else ""
 
 
 FenceCaption = Callable[[Fence, str], str | None]  # (fence, page id) -> caption HTML
@@ -171,8 +176,7 @@ class ContributorMarkdown:
         env: EnvType,
     ) -> str:
         token = tokens[idx]
-        words = token.info.strip().split()
-        fence = Fence(token.content, words[0] if words else "", tuple(words[1:]))
+        fence = Fence(token.content, token.info.strip())
         language = escape(fence.language, quote=True)
         cls = f' class="language-{language}"' if language else ""
         code = highlight_code(fence.code, fence.language)
