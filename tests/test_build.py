@@ -511,3 +511,32 @@ def test_template_error_with_a_worker(site_project: Project, template: str) -> N
         ["pgrep", "-f", f"--root {site_project.root} build"], capture_output=True, text=True
     )
     assert leftovers.stdout.strip() == ""
+
+
+def no_build_processes_left(proj: Project) -> bool:
+    found = subprocess.run(
+        ["pgrep", "-f", f"--root {proj.root} build"], capture_output=True, text=True
+    )
+    return found.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("broken", ["registry", "record"])
+def test_load_error_with_the_blocks_worker(site_project: Project, broken: str) -> None:
+    """The contributor blocks are rendered by a worker forked before the registry is loaded.
+    A registry error in the parent stops it; an error it meets itself (the record of verified
+    examples is read there) is reported like any other. Nothing is written either way."""
+    before = site_files(site_project)
+    if broken == "registry":
+        path = site_project.root / "registry" / "gb" / "GB0025.yaml"
+        path.write_text(path.read_text().replace("removed: null", "removed: [null"))
+        expected = re.compile(rf"{re.escape(str(path))}:\d+: invalid YAML")
+    else:
+        path = site_project.docs.parent / "verified-examples.yaml"
+        path.write_text("verified:\n- sha256: abc\n")
+        expected = re.compile(rf"{re.escape(str(path))}: not a record of verified examples")
+    result = gbsite_process(site_project, "build")
+    assert result.returncode == 2
+    assert expected.search(result.stderr), result.stderr
+    assert "Traceback" not in result.stderr
+    assert site_files(site_project) == before
+    assert no_build_processes_left(site_project)

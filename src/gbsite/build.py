@@ -1,12 +1,17 @@
 """`gbsite build`: registry + preserved blocks + templates -> a static site, in named phases.
 
     fingerprint  hash every input; if the output folder was built from the same inputs, stop
-    load         registry/ and the blocks of docs/gb/, validated
+    docs         the blocks of docs/gb/, validated; then a forked worker starts rendering
+                 them (Markdown to sanitized HTML, blocks.py) while this process goes on
+    load         registry/, validated
     model        what every page shows, as dataclasses (site.py)
-    render       templates -> bytes of every file, in memory; each page renders its
-                 contributor block (Markdown to sanitized HTML), so on two cores a forked
-                 worker shares that work too
+    templates    every page template compiled
+    blocks       the worker's rendered blocks (the wait for it, if any)
+    render       templates -> bytes of every file, in memory; a second forked worker renders
+                 two of every three entry pages
     write        into a temporary folder that replaces the old site in one step
+
+Without fork (other platforms, or serve, which runs threads) the same phases run in one process.
 
 A build that fails or is killed leaves the previous site as it was. Reading touches only
 registry/, the blocks of docs/gb/, templates/ and gbsite.toml; nothing there is written.
@@ -17,32 +22,27 @@ them, so a build with nothing to do stays cheap.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import marshal
 import os
-import pickle
 import re
 import shutil
-import signal
 import sys
-import threading
 import time
-import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
-from gbsite import fingerprint
+from gbsite import blocks, fingerprint
+from gbsite.blocks import RenderedBlocks
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
+from gbsite.worker import Worker, can_fork
 
 if TYPE_CHECKING:
     import jinja2
     from markupsafe import Markup
 
     from gbsite.docs import Doc
-    from gbsite.markdown import ContributorMarkdown, Fence
     from gbsite.model import Registry
     from gbsite.search import SearchEntry
     from gbsite.site import EntryPage, SiteModel
@@ -77,116 +77,86 @@ class Inputs:
 
     registry: Registry
     docs: dict[str, Doc]
-    verified: dict[str, str] = field(default_factory=dict)  # example digest -> torch version
 
 
-def read_doc(path: Path) -> Doc:
-    from gbsite.docs import read
+def read_doc(path: Path, read: Callable[[Path], bytes] = Path.read_bytes) -> Doc:
+    from gbsite.docs import read as read_docs_file
 
-    return read(path, outside=False)  # the site needs only the block
+    return read_docs_file(path, outside=False, read=read)  # the site needs only the block
 
 
-def load(cfg: Config, report: BuildReport) -> Inputs:
+def registry_ids(cfg: Config) -> list[str]:
+    """The ids the registry has files for: all the Markdown renderer needs to link mentions.
+
+    Known before the registry is loaded, so the blocks can be rendered meanwhile; when a file
+    turns out to be invalid, loading the registry fails and the blocks are not used.
+    """
     from gbsite import registry
+
+    files, _ = registry.entry_files(cfg.registry_dir / registry.ENTRIES_DIR)
+    return [gb_id for gb_id, _ in files]
+
+
+def load_docs(
+    cfg: Config, snapshot: fingerprint.Snapshot, known_ids: Iterable[str], report: BuildReport
+) -> dict[str, Doc]:
     from gbsite.docs import scan
 
-    reg = registry.load(cfg.registry_dir)
+    known = set(known_ids)
     files, unexpected = scan(cfg.docs_dir)
     report.warnings.extend(unexpected)
     problems: list[Problem] = []
     docs: dict[str, Doc] = {}
     for gb_id, path in files.items():
-        if gb_id not in reg.entries:
+        if gb_id not in known:
             report.warnings.append(Problem(f"{gb_id} is not in the registry; not built", path))
             continue
         try:
-            docs[gb_id] = read_doc(path)
+            docs[gb_id] = read_doc(path, snapshot.read)
         except GbsiteError as exc:
             problems.extend(exc.problems)
     if problems:
         raise GbsiteError(problems)
-    from gbsite.examples import read_record
-
-    return Inputs(reg, docs, read_record(cfg.verified_file))
+    return docs
 
 
-class ExampleCaptions:
-    """Says above a gb-repro or gb-fix block what it shows, and whether that was verified."""
+def render_blocks(cfg: Config, snapshot: fingerprint.Snapshot) -> RenderedBlocks:
+    """Every contributor block as HTML, from the snapshot alone: the worker forked right after
+    the fingerprint runs this while the build loads the registry and builds the models. Its
+    warnings and errors are the build's own, which reports them."""
+    known = registry_ids(cfg)
+    docs = load_docs(cfg, snapshot, known, BuildReport(cfg.output_dir))
+    return blocks.render(block_sources(docs), known, cfg.verified_file)
 
-    def __init__(self, verified: dict[str, str]) -> None:
-        self.verified = verified  # block digest -> torch version
 
-    def __call__(self, fence: Fence, gb_id: str) -> str | None:
-        from html import escape
-
-        from gbsite import examples
-
-        try:
-            parsed = examples.parse_info(fence.info)
-        except ValueError:
-            return None  # `gbsite check --examples` reports the bad info string
-        if parsed is None:
-            return None
-        kind, options = parsed
-        name = escape(options.get("compile", "fn"))
-        backend = options.get("backend", "eager")
-        call = f"<code>torch.compile({name}, fullgraph=True)</code>"
-        if kind == "gb-repro":
-            what = f"Breaks with {escape(gb_id)} when compiled with {call}"
-        else:
-            what = f"Fix: runs without a graph break with {call}"
-        if backend != "eager":
-            what += f", backend <code>{escape(backend)}</code>"
-        torch = self.verified.get(
-            examples.digest(kind, options.get("compile", "fn"), backend, fence.code)
-        )
-        status = (
-            f'<span class="verified">verified with torch {escape(torch)}</span>'
-            if torch
-            else '<span class="unverified">not verified yet</span>'
-        )
-        return f"{what} · {status}"
+def block_sources(docs: dict[str, Doc]) -> dict[str, str]:
+    return {gb_id: doc.block for gb_id, doc in docs.items() if doc.has_content}
 
 
 class Renderer:
     """Templates -> bytes. One per build: it holds the Jinja environment and the stylesheet."""
 
-    def __init__(self, cfg: Config, inputs: Inputs) -> None:
+    def __init__(self, cfg: Config) -> None:
         from gbsite import site, templating
 
         self.cfg = cfg
-        self.inputs = inputs
+        self.blocks = blocks.RenderedBlocks({}, "")  # set before rendering (blocks.py)
         self.templating = templating
         self.env: jinja2.Environment = templating.environment(cfg.templates_dir, html=True)
         self.env.filters["release_path"] = lambda label: f"releases/{site.release_slug(label)}.html"
         self.css = ""  # set by site(): it depends on the code in contributor blocks
-        self.markdown: ContributorMarkdown | None = None
-        self.used: dict[str, list[str]] = {}  # highlighting classes each page's code uses
+
+    def compile(self) -> None:
+        """Compile every template now, before a worker is forked: it then shares them."""
+        self.templating.compile_all(self.env, self.cfg.templates_dir, ".html.j2")
 
     def info_html(self, page: EntryPage) -> Markup | None:
-        """The page's contributor block as sanitized HTML; records the classes its code uses."""
+        """The page's contributor block as HTML, sanitized by blocks.render."""
         if page.info_block is None:
             return None
         from markupsafe import Markup
 
-        from gbsite.highlight import used_classes
-
-        if self.markdown is None:
-            # Imported here: markdown-it, its plugins, Pygments and nh3 take ~50 ms to import,
-            # needless when nobody has written anything yet.
-            from gbsite.markdown import ContributorMarkdown
-            from gbsite.site import PAGE_SECTIONS
-
-            self.markdown = ContributorMarkdown(
-                known_ids=self.inputs.registry.entries,
-                link_for=lambda gb_id: f"{gb_id.lower()}.html",  # entry pages are siblings
-                reserved_ids=PAGE_SECTIONS,
-                fence_caption=ExampleCaptions(self.inputs.verified),
-            )
-        html = self.markdown.render(page.info_block, page.view.id)
-        self.used[page.view.id] = sorted(used_classes([html]))
-        # Sanitized by nh3 in render(), so it is safe to mark as such for the templates.
-        return Markup(html)
+        return Markup(self.blocks.pages[page.view.id].html)
 
     def page(self, site_model: SiteModel, path: str, template: str, **context: object) -> bytes:
         root = "../" * path.count("/")
@@ -230,24 +200,17 @@ class Renderer:
     def site(self, model: SiteModel, *, parallel: bool = False) -> dict[str, bytes]:
         """Every output file, by path relative to the site root.
 
-        With `parallel`, a forked worker renders two of every three entry pages (and their
-        contributor blocks) while this process renders the rest and every other page: on two
-        cores, the render phase takes about half as long.
+        With `parallel`, a forked worker renders seven of every eight entry pages while this
+        process renders the rest and every other page: on two cores, the render phase takes
+        about half as long. (With the committed registry, the other pages take as long as
+        about seven eighths of the entry pages.)
         """
-        self.env.get_template("entry.html.j2")  # compiled once, before the worker is forked
-        worker: Worker | None = None
+        worker: Worker[dict[str, bytes]] | None = None
         mine = model.entries
-        # A fork copies only the calling thread; with other threads running (serve, a test
-        # runner, a browser driver) a lock they hold could stay locked forever in the worker.
-        if (
-            parallel
-            and len(model.entries) > 100
-            and hasattr(os, "fork")
-            and (threading.active_count() == 1)
-        ):
-            theirs = model.entries[1::3] + model.entries[2::3]
-            worker = Worker(lambda: (self.entries(model, theirs), self.used))
-            mine = model.entries[0::3]
+        if parallel and len(model.entries) > 100 and can_fork():
+            theirs = [page for i, page in enumerate(model.entries) if i % 8]
+            worker = Worker(lambda: self.entries(model, theirs))
+            mine = model.entries[::8]
         try:
             out = self._all_but_the_workers_pages(model, mine)
         except BaseException:
@@ -255,10 +218,7 @@ class Renderer:
                 worker.cancel()  # never leave it blocked on a pipe nobody reads
             raise
         if worker is not None:
-            pages, used = cast(tuple[dict[str, bytes], dict[str, list[str]]], worker.result())
-            out.update(pages)
-            self.used.update(used)
-        # Last: the highlighting rules depend on the code every page turned out to contain.
+            out.update(worker.result())
         self.css = self.stylesheet()
         out.update(self.styled(model))
         return out
@@ -303,63 +263,12 @@ class Renderer:
 
     def stylesheet(self) -> str:
         """templates/assets/style.css, minified, plus the highlighting rules the code uses."""
-        from gbsite.highlight import highlight_css
-
         path = self.cfg.templates_dir / ASSETS / "style.css"
         try:
             base = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise GbsiteError.at(path, None, "stylesheet not found") from None
-        used = {cls for classes in self.used.values() for cls in classes}
-        return minify_css(base) + highlight_css(used)
-
-
-class Worker:
-    """Runs `task` in a forked process; `result()` returns what it returned (anything marshal
-    can carry: here the pages it rendered and the highlighting classes they use).
-
-    Only for single-threaded callers (the build command): a fork copies only the calling
-    thread, so `serve`, which has more, never uses it. A GbsiteError in the worker (a template
-    error, say) is raised again here with its problems.
-    """
-
-    def __init__(self, task: Callable[[], Any]) -> None:
-        read, write = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the worker
-            os.close(read)
-            status = 0
-            try:
-                payload = marshal.dumps((True, task()))
-            except GbsiteError as exc:
-                payload, status = marshal.dumps((False, [pickle.dumps(exc.problems)])), 1
-            except BaseException:
-                payload = marshal.dumps((False, traceback.format_exc()))
-                status = 2
-            with os.fdopen(write, "wb") as pipe:
-                pipe.write(payload)
-            os._exit(status)  # no cleanup handlers: they belong to the parent
-        os.close(write)
-        self.read = read
-
-    def cancel(self) -> None:
-        os.close(self.read)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-
-    def result(self) -> Any:
-        with os.fdopen(self.read, "rb") as pipe:
-            payload = pipe.read()
-        os.waitpid(self.pid, 0)
-        if not payload:
-            raise RuntimeError("the build worker died without a result")
-        ok, value = marshal.loads(payload)
-        if ok:
-            return value
-        if isinstance(value, list):
-            raise GbsiteError(pickle.loads(value[0]))  # our own worker wrote it
-        raise RuntimeError(f"build worker failed:\n{value}")
+        return minify_css(base) + self.blocks.css
 
 
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
@@ -450,6 +359,8 @@ def _exchange(a: Path, b: Path) -> bool:
     """
     if sys.platform != "linux":
         return False
+    import ctypes  # here: only a build that writes needs it
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2
@@ -498,24 +409,55 @@ class Builder:
     def build(self, *, skip_unchanged: bool = True) -> BuildReport:
         report = BuildReport(self.out_dir)
         with report.phase("fingerprint"):
-            inputs_hash = fingerprint.inputs(self.cfg)
-        if skip_unchanged and fingerprint.up_to_date(self.out_dir, inputs_hash):
+            snapshot = fingerprint.inputs(self.cfg)
+        if skip_unchanged and fingerprint.up_to_date(self.out_dir, snapshot.digest):
             report.unchanged = True
             return report
-        with report.phase("load"):
-            inputs = load(self.cfg, report)
-        with report.phase("model"):
-            model = self._model(inputs)
+        # The blocks need only the snapshot: on two cores, a worker renders them meanwhile.
+        worker = (
+            Worker(lambda: render_blocks(self.cfg, snapshot))
+            if self.parallel and can_fork()
+            else None
+        )
+        try:
+            inputs, model, renderer = self._prepare(snapshot, report)
+            with report.phase("blocks"):  # with a worker: the wait for it, if any
+                renderer.blocks = (
+                    worker.result()
+                    if worker
+                    else blocks.render(
+                        block_sources(inputs.docs), inputs.registry.entries, self.cfg.verified_file
+                    )
+                )
+        except BaseException:
+            if worker:
+                worker.cancel()  # never leave it blocked on a pipe nobody reads
+            raise
         with report.phase("render"):
-            renderer = Renderer(self.cfg, inputs)
             outputs = renderer.site(model, parallel=self.parallel)
-            outputs[OUTPUT_MARKER] = fingerprint.marker(inputs_hash, outputs)
+            outputs[OUTPUT_MARKER] = fingerprint.marker(snapshot.digest, outputs)
         with report.phase("write"):
             report.written = write_site(outputs, self.out_dir)
         self.inputs, self.model, self.renderer = inputs, model, renderer
         self.outputs = outputs
         report.files, report.outputs = len(outputs), outputs
         return report
+
+    def _prepare(
+        self, snapshot: fingerprint.Snapshot, report: BuildReport
+    ) -> tuple[Inputs, SiteModel, Renderer]:
+        from gbsite import registry
+
+        with report.phase("load"):
+            docs = load_docs(self.cfg, snapshot, registry_ids(self.cfg), report)
+            reg = registry.load(self.cfg.registry_dir, read=snapshot.read)
+            inputs = Inputs(reg, docs)
+        with report.phase("model"):
+            model = self._model(inputs)
+        with report.phase("templates"):
+            renderer = Renderer(self.cfg)
+            renderer.compile()
+        return inputs, model, renderer
 
     def docs_changed(self, paths: Iterable[Path]) -> BuildReport:
         """Rebuild after edits to docs files only; needs a previous build()."""
@@ -537,12 +479,13 @@ class Builder:
                     docs.pop(gb_id, None)
                 changed.add(gb_id)
         with report.phase("model"):
-            inputs = Inputs(self.inputs.registry, docs, self.inputs.verified)
+            inputs = Inputs(self.inputs.registry, docs)
             model = self._model(inputs, self.model.views)
+        with report.phase("blocks"):
+            sources = block_sources({i: d for i, d in docs.items() if i in changed})
+            fresh = blocks.render(sources, self.inputs.registry.entries, self.cfg.verified_file)
+            self.renderer.blocks = self.renderer.blocks.replaced(fresh.pages, changed)
         with report.phase("render"):
-            self.renderer.inputs = inputs
-            for gb_id in changed:
-                self.renderer.used.pop(gb_id, None)
             # The edited pages first: they are what the person saving the file looks at.
             pages = self.renderer.entries(model, [p for p in model.entries if p.view.id in changed])
             written = self._write(pages)

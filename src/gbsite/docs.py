@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -229,9 +229,11 @@ def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
     return found, unexpected
 
 
-def read(path: Path, *, outside: bool = True) -> Doc:
+def read(
+    path: Path, *, outside: bool = True, read: Callable[[Path], bytes] = Path.read_bytes
+) -> Doc:
     try:
-        data = path.read_bytes()
+        data = read(path)
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
     return parse(path, decode_utf8(path, data), outside=outside)

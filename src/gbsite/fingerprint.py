@@ -5,12 +5,16 @@ the record of verified examples, templates/ and SOURCE_DATE_EPOCH. We hash all o
 not times) and keep the hash in the output folder's marker file, with the size of every file the
 build wrote. When both still match, `gbsite build` has nothing to do and stops before importing
 Jinja, YAML or Markdown: that is what makes a rebuild with nothing changed cheap.
+
+The bytes hashed are kept (`Snapshot`) and the build parses those: each input is read once, and
+the recorded hash describes exactly what was built, even if a file changes during the build.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gbsite.config import Config
@@ -27,23 +31,40 @@ def _files(folder: Path) -> list[Path]:
     return found
 
 
-def inputs(cfg: Config) -> str:
+@dataclass
+class Snapshot:
+    digest: str  # of everything below, gbsite's code and SOURCE_DATE_EPOCH
+    files: dict[Path, bytes] = field(default_factory=dict)  # the project's input files
+
+    def read(self, path: Path) -> bytes:
+        """The bytes that were hashed; a file the fingerprint did not cover is read now."""
+        data = self.files.get(path)
+        return data if data is not None else path.read_bytes()
+
+
+def inputs(cfg: Config) -> Snapshot:
     digest = hashlib.sha256()
     code = Path(__file__).resolve().parent
+    for path in _files(code):
+        digest.update(str(path).encode() + b"\0")
+        digest.update(path.read_bytes() if path.suffix != ".pyc" else b"")
+        digest.update(b"\0")
+    snapshot = Snapshot("")
     sources = [
         cfg.file,
         *([cfg.verified_file] if cfg.verified_file.exists() else []),
-        *_files(code),
         *_files(cfg.registry_dir),
         *_files(cfg.docs_dir),
         *_files(cfg.templates_dir),
     ]
     for path in sources:
+        data = snapshot.files[path] = path.read_bytes()
         digest.update(str(path).encode() + b"\0")
-        digest.update(path.read_bytes() if path.suffix != ".pyc" else b"")
+        digest.update(data)
         digest.update(b"\0")
     digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
-    return digest.hexdigest()
+    snapshot.digest = digest.hexdigest()
+    return snapshot
 
 
 def marker(fingerprint: str, outputs: dict[str, bytes]) -> bytes:

@@ -136,10 +136,13 @@ def _where(kp: list[str | int]) -> str:
     return out
 
 
-def _load_sources(path: Path) -> list[Source]:
+Read = Callable[[Path], bytes]  # how a file's bytes are read: the build passes its snapshot's
+
+
+def _load_sources(path: Path, read: Read) -> list[Source]:
     if not path.exists():
         return []
-    text = decode_utf8(path, path.read_bytes())
+    text = decode_utf8(path, read(path))
     data = yamlio.load(path, text)
     check = _Checker(path, text)
     sources: list[Source] = []
@@ -177,10 +180,10 @@ def _load_sources(path: Path) -> list[Source]:
     return sources
 
 
-def _load_categories(path: Path) -> list[Category]:
+def _load_categories(path: Path, read: Read) -> list[Category]:
     if not path.exists():
         raise GbsiteError.at(path, None, "missing: the category table is part of the registry")
-    text = decode_utf8(path, path.read_bytes())
+    text = decode_utf8(path, read(path))
     data = yamlio.load(path, text)
     check = _Checker(path, text)
     top = check.mapping(data, [], ["categories"])
@@ -267,9 +270,9 @@ def _revision(
 
 
 def _load_entry(
-    path: Path, expected_id: str, labels: dict[str, int], file_ids: set[str]
+    path: Path, expected_id: str, labels: dict[str, int], file_ids: set[str], read: Read
 ) -> tuple[Entry | None, list[Problem]]:
-    text = decode_utf8(path, path.read_bytes())
+    text = decode_utf8(path, read(path))
     data = yamlio.load(path, text)
     check = _Checker(path, text)
     m = check.mapping(data, [], ["id", "added", "removed", "history"], ["replaced"])
@@ -331,7 +334,7 @@ def entry_files(folder: Path) -> tuple[list[tuple[str, Path]], list[Problem]]:
     return found, problems
 
 
-def load(folder: Path, *, must_exist: bool = True) -> Registry:
+def load(folder: Path, *, must_exist: bool = True, read: Read = Path.read_bytes) -> Registry:
     """Load and validate the whole registry; raises GbsiteError listing every problem."""
     if not folder.is_dir():
         if must_exist:
@@ -341,11 +344,11 @@ def load(folder: Path, *, must_exist: bool = True) -> Registry:
     sources: list[Source] = []
     categories: list[Category] = []
     try:
-        sources = _load_sources(folder / SOURCES_FILE)
+        sources = _load_sources(folder / SOURCES_FILE, read)
     except GbsiteError as exc:
         problems.extend(exc.problems)
     try:
-        categories = _load_categories(folder / CATEGORIES_FILE)
+        categories = _load_categories(folder / CATEGORIES_FILE, read)
     except GbsiteError as exc:
         problems.extend(exc.problems)
     labels = {s.label: i for i, s in enumerate(sources)}
@@ -355,7 +358,7 @@ def load(folder: Path, *, must_exist: bool = True) -> Registry:
     file_ids = {gb_id for gb_id, _ in files}
     for gb_id, path in files:
         try:
-            entry, entry_problems = _load_entry(path, gb_id, labels, file_ids)
+            entry, entry_problems = _load_entry(path, gb_id, labels, file_ids, read)
         except GbsiteError as exc:
             entry, entry_problems = None, exc.problems
         problems.extend(entry_problems)

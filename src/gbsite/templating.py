@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +48,11 @@ def location(exc: BaseException, templates_dir: Path) -> tuple[Path | None, int 
     return found
 
 
-def render(env: jinja2.Environment, name: str, templates_dir: Path, **context: Any) -> str:
+@contextlib.contextmanager
+def _errors_named(templates_dir: Path, name: str) -> Iterator[None]:
+    """Template errors as `path:line: template error: ...`, never a traceback."""
     try:
-        return env.get_template(name).render(**context)
+        yield
     except jinja2.TemplateNotFound as exc:
         raise GbsiteError.at(templates_dir / str(exc.name), None, "template not found") from None
     except (jinja2.TemplateError, TypeError, AttributeError, ValueError) as exc:
@@ -58,3 +61,16 @@ def render(env: jinja2.Environment, name: str, templates_dir: Path, **context: A
         raise GbsiteError.at(
             path or templates_dir / name, line, f"template error: {message}"
         ) from None
+
+
+def compile_all(env: jinja2.Environment, templates_dir: Path, suffix: str) -> None:
+    """Compile every template whose name ends with `suffix`, so that syntax errors show first
+    and a forked worker shares the compiled code."""
+    for name in env.list_templates(filter_func=lambda name: name.endswith(suffix)):
+        with _errors_named(templates_dir, name):
+            env.get_template(name)
+
+
+def render(env: jinja2.Environment, name: str, templates_dir: Path, **context: Any) -> str:
+    with _errors_named(templates_dir, name):
+        return env.get_template(name).render(**context)

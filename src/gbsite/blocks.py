@@ -1,0 +1,109 @@
+"""Contributor blocks (Additional Information, Markdown) to sanitized HTML, every page at once.
+
+The Markdown stack (markdown-it, Pygments, nh3) is the slowest part of a build to import and
+to run, and it needs nothing from the registry but the list of its ids. So `gbsite build`
+renders the blocks in a forked worker while it loads the registry and builds the page models
+(build.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gbsite.markdown import Fence
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedBlock:
+    html: str  # sanitized by nh3, so templates may insert it as it is
+    classes: tuple[str, ...]  # the highlighting classes its code uses, for the stylesheet
+
+
+class ExampleCaptions:
+    """Says above a gb-repro or gb-fix block what it shows, and whether that was verified."""
+
+    def __init__(self, verified: dict[str, str]) -> None:
+        self.verified = verified  # block digest -> torch version
+
+    def __call__(self, fence: Fence, gb_id: str) -> str | None:
+        from html import escape
+
+        from gbsite import examples
+
+        try:
+            parsed = examples.parse_info(fence.info)
+        except ValueError:
+            return None  # `gbsite check --examples` reports the bad info string
+        if parsed is None:
+            return None
+        kind, options = parsed
+        name = escape(options.get("compile", "fn"))
+        backend = options.get("backend", "eager")
+        call = f"<code>torch.compile({name}, fullgraph=True)</code>"
+        if kind == "gb-repro":
+            what = f"Breaks with {escape(gb_id)} when compiled with {call}"
+        else:
+            what = f"Fix: runs without a graph break with {call}"
+        if backend != "eager":
+            what += f", backend <code>{escape(backend)}</code>"
+        torch = self.verified.get(
+            examples.digest(kind, options.get("compile", "fn"), backend, fence.code)
+        )
+        status = (
+            f'<span class="verified">verified with torch {escape(torch)}</span>'
+            if torch
+            else '<span class="unverified">not verified yet</span>'
+        )
+        return f"{what} · {status}"
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedBlocks:
+    pages: dict[str, RenderedBlock]  # by id
+    css: str  # the Pygments rules for the classes their code uses, both themes
+
+    def replaced(self, fresh: dict[str, RenderedBlock], removed: Iterable[str]) -> RenderedBlocks:
+        """These blocks with some re-rendered or gone (serve's rebuild after a docs edit)."""
+        gone = set(removed)
+        pages = {i: b for i, b in self.pages.items() if i not in gone and i not in fresh}
+        pages.update(fresh)
+        return RenderedBlocks(pages, stylesheet_rules(pages))
+
+
+def stylesheet_rules(pages: dict[str, RenderedBlock]) -> str:
+    classes = {cls for block in pages.values() for cls in block.classes}
+    if not classes:
+        return ""
+    from gbsite.highlight import highlight_css
+
+    return highlight_css(classes)
+
+
+def render(
+    sources: dict[str, str], known_ids: Iterable[str], verified_file: Path
+) -> RenderedBlocks:
+    """Each id's block (Markdown) as HTML; entry pages are siblings, so links are file names."""
+    from gbsite.examples import read_record
+
+    verified = read_record(verified_file)  # read even when unused: a broken record is an error
+    if not sources:
+        return RenderedBlocks({}, "")  # nothing written yet: no need for the Markdown stack
+    from gbsite.highlight import used_classes
+    from gbsite.markdown import ContributorMarkdown
+    from gbsite.site import PAGE_SECTIONS
+
+    markdown = ContributorMarkdown(
+        known_ids=known_ids,
+        link_for=lambda gb_id: f"{gb_id.lower()}.html",
+        reserved_ids=PAGE_SECTIONS,
+        fence_caption=ExampleCaptions(verified),
+    )
+    pages = {}
+    for gb_id, source in sources.items():
+        html = markdown.render(source, gb_id)
+        pages[gb_id] = RenderedBlock(html, tuple(sorted(used_classes([html]))))
+    return RenderedBlocks(pages, stylesheet_rules(pages))

@@ -1,0 +1,77 @@
+"""Run a task in a forked process, to use the second core during a build.
+
+A fork shares everything already imported and loaded, so the worker starts in a millisecond
+and needs nothing sent to it; only its result comes back, pickled, through a pipe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+from gbsite.errors import GbsiteError
+
+T = TypeVar("T")
+
+
+def can_fork() -> bool:
+    """A fork copies only the calling thread: with other threads running (serve, a test runner,
+    a browser driver), a lock one of them holds could stay locked forever in the worker."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+class Worker(Generic[T]):
+    """Runs `task` in a forked process; `result()` returns what it returned.
+
+    A GbsiteError in the worker (a template error, say) is raised again by `result()` with its
+    problems; anything else becomes a RuntimeError carrying the worker's traceback.
+    """
+
+    def __init__(self, task: Callable[[], T]) -> None:
+        read, write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the worker
+            os.close(read)
+            status = 0
+            try:
+                payload = pickle.dumps((True, task()), protocol=pickle.HIGHEST_PROTOCOL)
+            except GbsiteError as exc:
+                payload, status = pickle.dumps((False, exc.problems)), 1
+            except BaseException:
+                payload, status = pickle.dumps((False, traceback.format_exc())), 2
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(payload)
+            os._exit(status)  # no cleanup handlers: they belong to the parent
+        os.close(write)
+        self.read = read
+        self.done = False  # reaped: by result() or cancel()
+
+    def cancel(self) -> None:
+        """Stop the worker and reap it, if result() has not; for when the parent fails."""
+        if self.done:
+            return
+        self.done = True
+        os.close(self.read)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+
+    def result(self) -> T:
+        self.done = True
+        with os.fdopen(self.read, "rb") as pipe:
+            payload = pipe.read()
+        os.waitpid(self.pid, 0)
+        if not payload:
+            raise RuntimeError("the build worker died without a result")
+        ok, value = pickle.loads(payload)  # our own child wrote it
+        if ok:
+            return value  # type: ignore[no-any-return]
+        if isinstance(value, list):
+            raise GbsiteError(value)
+        raise RuntimeError(f"build worker failed:\n{value}")
