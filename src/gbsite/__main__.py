@@ -1,3 +1,3 @@
-from gbsite.cli import main
+from gbsite.cli import run
 
-raise SystemExit(main())
+run()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from gbsite import config as config_mod
 from gbsite import version
@@ -453,3 +455,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `gbsite export-json | head`
         return EXIT_OK
+
+
+def run() -> NoReturn:
+    """The console script: `main()`, then exit without tearing the interpreter down.
+
+    Freeing a build's objects one by one at exit takes ~20 ms, a twentieth of a cold build;
+    the operating system takes the memory back at once. By now every file is written and
+    closed, so output is all that needs flushing.
+    """
+    code = main()
+    with contextlib.suppress(BrokenPipeError):  # `gbsite export-json | head`
+        sys.stdout.flush()
+    with contextlib.suppress(BrokenPipeError):
+        sys.stderr.flush()
+    os._exit(code)
