@@ -46,12 +46,11 @@ class Config:
         """Written by `gbsite check --examples`, read by the build."""
         return self.docs_dir.parent / "verified-examples.yaml"
 
-    def edit_url(self, doc: Path) -> str:
-        rel = doc.relative_to(self.root).as_posix()
+    def edit_url(self, rel: str) -> str:
+        """GitHub's editor for a file, given its path in the repository (`docs/gb/gb0025.md`)."""
         return f"https://github.com/{self.repository}/edit/{self.branch}/{rel}"
 
-    def source_url(self, doc: Path) -> str:
-        rel = doc.relative_to(self.root).as_posix()
+    def source_url(self, rel: str) -> str:
         return f"https://github.com/{self.repository}/blob/{self.branch}/{rel}"
 
 

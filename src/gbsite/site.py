@@ -252,11 +252,12 @@ def entry_pages(
     cfg: Config, registry: Registry, views: list[EntryView], docs: dict[str, Doc]
 ) -> list[EntryPage]:
     labels = registry.labels
+    docs_dir = cfg.docs_dir.relative_to(cfg.root).as_posix()
     pages = []
     for i, view in enumerate(views):
         entry = view.entry
         last = labels[labels.index(entry.removed) - 1] if entry.removed else labels[-1]
-        doc = cfg.docs_dir / f"{view.slug}.md"
+        doc = f"{docs_dir}/{view.slug}.md"
         pages.append(
             EntryPage(
                 view=view,
