@@ -3,10 +3,11 @@
     python benchmarks/build.py [--runs N] [--sizes 600,5000,10000] [--no-hugo]
 
 For the committed registry, a cold `gbsite build` (new interpreter, no output folder, nothing
-cached) and `hugo` on a site with one Markdown page per id (benchmarks/hugo_site.py) run
-alternately, N times each; then rebuilds with nothing changed. For synthetic registries of the
-given sizes (benchmarks/synth.py), cold builds show how the cost per id scales. Every figure is
-a median; peak RSS is the largest of the build processes.
+cached) and `hugo` on a site with one Markdown page per id (benchmarks/hugo_site.py), with and
+without the docs blocks, run alternately, N times each; then rebuilds with nothing changed.
+For synthetic registries of the given sizes (benchmarks/synth.py), cold builds show how the
+cost per id scales. Every figure is a median; peak RSS is the largest of the build processes
+(the parent's: its forked workers share its memory).
 """
 
 from __future__ import annotations
@@ -77,18 +78,18 @@ def main() -> None:
     try:
         project = work / "real"
         shutil.copytree(ROOT, project, ignore=shutil.ignore_patterns(".git", "site", ".venv*"))
-        cold, warm, hugo_runs = Runs(), Runs(), Runs()
+        cold, warm, hugo_runs, hugo_docs_runs = Runs(), Runs(), Runs(), Runs()
         if hugo:
             hugo_site.make(work / "hugo", ROOT / "registry")
+            hugo_site.make(work / "hugo-docs", ROOT / "registry", ROOT / "docs" / "gb")
         # Every cold run writes into a folder of its own: deleting a site just before timing a
         # build measures the file system's clean-up (this disk discards on delete), not the build.
         for i in range(args.runs):  # alternate, so both see the same machine
             run(gbsite(project, work / f"out{i}"), cold)
             if hugo:
-                run(
-                    [hugo, "--quiet", "-s", str(work / "hugo"), "-d", str(work / f"public{i}")],
-                    hugo_runs,
-                )
+                for site, runs in (("hugo", hugo_runs), ("hugo-docs", hugo_docs_runs)):
+                    public = str(work / f"{site}-public{i}")
+                    run([hugo, "--quiet", "-s", str(work / site), "-d", public], runs)
         out = work / "out0"
         for _ in range(args.runs):
             run(gbsite(project, out), warm)
@@ -105,11 +106,16 @@ def main() -> None:
             f"{max(warm.rss) / 1024:>14.0f}"
         )
         if hugo:
+            for title, runs in (
+                ("hugo, registry texts, cold", hugo_runs),
+                ("hugo, + docs blocks, cold", hugo_docs_runs),
+            ):
+                print(f"{title:34}{runs.median():>9.0f}{max(runs.rss) / 1024:>14.0f}")
             print(
-                f"{'hugo (one page per id), cold':34}{hugo_runs.median():>9.0f}"
-                f"{max(hugo_runs.rss) / 1024:>14.0f}"
+                f"\ngbsite / hugo, cold: {cold.median() / hugo_runs.median():.2f} "
+                f"(registry texts only), {cold.median() / hugo_docs_runs.median():.2f} "
+                "(with the docs blocks gbsite's pages also render)"
             )
-            print(f"\ngbsite / hugo, cold: {cold.median() / hugo_runs.median():.2f}")
         print(f"nothing changed / cold: {warm.median() / cold.median():.2f}")
         print(
             f"page weight: heaviest entry page ({pages[-1][1]}, {pages[-1][0] / 1024:.1f} KiB) "
@@ -123,7 +129,7 @@ def main() -> None:
         )
         inside = sum(cold.phase(n) for n in names)
         print(
-            f"in process {inside:.0f} ms; interpreter start-up and imports "
+            f"in process {inside:.0f} ms; interpreter start-up, imports and exit "
             f"{cold.median() - inside:.0f} ms\n"
         )
 

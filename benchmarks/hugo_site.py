@@ -1,10 +1,11 @@
 """Make a Hugo site with one Markdown page per registry id (every history item on it).
 
-    python benchmarks/hugo_site.py OUT_DIR [--registry registry/]
+    python benchmarks/hugo_site.py OUT_DIR [--registry registry/] [--docs docs/gb/]
 
 The baseline for benchmarks/build.py: what a general-purpose static site generator does with the
 same registry. A minimal theme (a list page and a single page) keeps the comparison about
-rendering pages, not about theme features.
+rendering pages, not about theme features. With --docs, each page also carries its docs file's
+Additional Information block, as gbsite's pages do (Hugo highlights its fenced code with Chroma).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import shutil
 from pathlib import Path
 
-from gbsite import registry
+from gbsite import docs, registry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +38,7 @@ LIST = """{{ define "main" }}<h1>{{ .Title }}</h1><ul>
 """
 
 
-def page(gb_id: str, texts: list[dict[str, object]]) -> str:
+def page(gb_id: str, texts: list[dict[str, object]], block: str = "") -> str:
     front = json.dumps({"title": f"{gb_id}: {texts[0]['gb_type']}"})
     body = []
     for i, text in enumerate(texts):
@@ -48,10 +49,12 @@ def page(gb_id: str, texts: list[dict[str, object]]) -> str:
         )
         body.extend(f"- {h}" for h in text["hints"])  # type: ignore[attr-defined]
         body.append("")
+    if block.strip():
+        body.append(f"## Additional Information\n{block}")
     return front + "\n" + "\n".join(body) + "\n"
 
 
-def make(out: Path, registry_dir: Path) -> int:
+def make(out: Path, registry_dir: Path, docs_dir: Path | None = None) -> int:
     reg = registry.load(registry_dir)
     if out.exists():
         shutil.rmtree(out)
@@ -72,7 +75,9 @@ def make(out: Path, registry_dir: Path) -> int:
             }
             for r in (*entry.history, *entry.replaced)
         ]
-        (out / "content" / "gb" / f"{entry.slug}.md").write_text(page(entry.id, texts))
+        doc = docs_dir / f"{entry.slug}.md" if docs_dir else None
+        block = docs.read(doc, outside=False).block if doc and doc.is_file() else ""
+        (out / "content" / "gb" / f"{entry.slug}.md").write_text(page(entry.id, texts, block))
     return len(reg.entries)
 
 
@@ -80,8 +85,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--registry", type=Path, default=ROOT / "registry")
+    parser.add_argument("--docs", type=Path, help="add each id's Additional Information block")
     args = parser.parse_args()
-    count = make(args.out, args.registry)
+    count = make(args.out, args.registry, args.docs)
     print(f"Hugo site with {count} pages in {args.out}; build it with: hugo -s {args.out}")
 
 
