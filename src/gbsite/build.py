@@ -1,14 +1,14 @@
 """`gbsite build`: registry + preserved blocks + templates -> a static site, in named phases.
 
-    fingerprint  hash every input; if the output folder was built from the same inputs, stop
-    docs         the blocks of docs/gb/, validated; then a forked worker starts rendering
-                 them (Markdown to sanitized HTML, blocks.py) while this process goes on
-    load         registry/, validated
+    fingerprint  read and hash every input; if the output folder was built from the same
+                 inputs, stop. Then a forked worker starts rendering the contributor blocks
+                 (Markdown to sanitized HTML, blocks.py) from those bytes
+    load         registry/ and the docs of docs/gb/, validated
     model        what every page shows, as dataclasses (site.py)
-    templates    every page template compiled
+    templates    every template compiled
     blocks       the worker's rendered blocks (the wait for it, if any)
     render       templates -> bytes of every file, in memory; a second forked worker renders
-                 two of every three entry pages
+                 seven of every eight entry pages
     write        into a temporary folder that replaces the old site in one step
 
 Without fork (other platforms, or serve, which runs threads) the same phases run in one process.
