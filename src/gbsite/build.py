@@ -125,12 +125,13 @@ def render_blocks(cfg: Config, snapshot: fingerprint.Snapshot) -> RenderedBlocks
     the fingerprint runs this while the build loads the registry and builds the models. Its
     warnings and errors are the build's own, which reports them."""
     known = registry_ids(cfg)
-    docs = load_docs(cfg, snapshot, known, BuildReport(cfg.output_dir))
-    return blocks.render(block_sources(docs), known, cfg.verified_file)
+    return render_docs(cfg, load_docs(cfg, snapshot, known, BuildReport(cfg.output_dir)), known)
 
 
-def block_sources(docs: dict[str, Doc]) -> dict[str, str]:
-    return {gb_id: doc.block for gb_id, doc in docs.items() if doc.has_content}
+def render_docs(cfg: Config, docs: dict[str, Doc], known_ids: Iterable[str]) -> RenderedBlocks:
+    """The blocks of these docs as HTML (blocks.py); mentions of known ids become links."""
+    sources = {gb_id: doc.block for gb_id, doc in docs.items() if doc.has_content}
+    return blocks.render(sources, known_ids, cfg.verified_file)
 
 
 class Renderer:
@@ -425,9 +426,7 @@ class Builder:
                 renderer.blocks = (
                     worker.result()
                     if worker
-                    else blocks.render(
-                        block_sources(inputs.docs), inputs.registry.entries, self.cfg.verified_file
-                    )
+                    else render_docs(self.cfg, inputs.docs, inputs.registry.entries)
                 )
         except BaseException:
             if worker:
@@ -449,9 +448,8 @@ class Builder:
         from gbsite import registry
 
         with report.phase("load"):
-            docs = load_docs(self.cfg, snapshot, registry_ids(self.cfg), report)
             reg = registry.load(self.cfg.registry_dir, read=snapshot.read)
-            inputs = Inputs(reg, docs)
+            inputs = Inputs(reg, load_docs(self.cfg, snapshot, reg.entries, report))
         with report.phase("model"):
             model = self._model(inputs)
         with report.phase("templates"):
@@ -482,8 +480,8 @@ class Builder:
             inputs = Inputs(self.inputs.registry, docs)
             model = self._model(inputs, self.model.views)
         with report.phase("blocks"):
-            sources = block_sources({i: d for i, d in docs.items() if i in changed})
-            fresh = blocks.render(sources, self.inputs.registry.entries, self.cfg.verified_file)
+            edited = {gb_id: doc for gb_id, doc in docs.items() if gb_id in changed}
+            fresh = render_docs(self.cfg, edited, self.inputs.registry.entries)
             self.renderer.blocks = self.renderer.blocks.replaced(fresh.pages, changed)
         with report.phase("render"):
             # The edited pages first: they are what the person saving the file looks at.
