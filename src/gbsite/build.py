@@ -36,7 +36,7 @@ from gbsite import blocks, fingerprint
 from gbsite.blocks import RenderedBlocks
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
-from gbsite.worker import Worker, can_fork
+from gbsite.worker import Worker, can_fork, cancelled_on_error
 
 if TYPE_CHECKING:
     import jinja2
@@ -212,12 +212,8 @@ class Renderer:
             theirs = [page for i, page in enumerate(model.entries) if i % 8]
             worker = Worker(lambda: self.entries(model, theirs))
             mine = model.entries[::8]
-        try:
+        with cancelled_on_error(worker):
             out = self._all_but_the_workers_pages(model, mine)
-        except BaseException:
-            if worker is not None:
-                worker.cancel()  # never leave it blocked on a pipe nobody reads
-            raise
         if worker is not None:
             out.update(worker.result())
         self.css = self.stylesheet()
@@ -420,7 +416,7 @@ class Builder:
             if self.parallel and can_fork()
             else None
         )
-        try:
+        with cancelled_on_error(worker):
             inputs, model, renderer = self._prepare(snapshot, report)
             with report.phase("blocks"):  # with a worker: the wait for it, if any
                 renderer.blocks = (
@@ -428,10 +424,6 @@ class Builder:
                     if worker
                     else render_docs(self.cfg, inputs.docs, inputs.registry.entries)
                 )
-        except BaseException:
-            if worker:
-                worker.cancel()  # never leave it blocked on a pipe nobody reads
-            raise
         with report.phase("render"):
             outputs = renderer.site(model, parallel=self.parallel)
             outputs[OUTPUT_MARKER] = fingerprint.marker(snapshot.digest, outputs)

@@ -12,7 +12,7 @@ import pickle
 import signal
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
 from gbsite.errors import GbsiteError
@@ -75,3 +75,15 @@ class Worker(Generic[T]):
         if isinstance(value, list):
             raise GbsiteError(value)
         raise RuntimeError(f"build worker failed:\n{value}")
+
+
+@contextlib.contextmanager
+def cancelled_on_error(worker: Worker[T] | None) -> Iterator[None]:
+    """Stops `worker` (if any) when the block raises: never leave it blocked on a pipe nobody
+    reads. Once its result has been read, cancelling does nothing."""
+    try:
+        yield
+    except BaseException:
+        if worker is not None:
+            worker.cancel()
+        raise
