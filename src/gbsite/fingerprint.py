@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from gbsite.config import Config
@@ -31,10 +31,10 @@ def _files(folder: Path) -> list[Path]:
     return found
 
 
-@dataclass
+@dataclass(frozen=True)
 class Snapshot:
-    digest: str  # of everything below, gbsite's code and SOURCE_DATE_EPOCH
-    files: dict[Path, bytes] = field(default_factory=dict)  # the project's input files
+    digest: str  # of the files below, gbsite's code and SOURCE_DATE_EPOCH
+    files: dict[Path, bytes]  # the project's input files
 
     def read(self, path: Path) -> bytes:
         """The bytes that were hashed; a file the fingerprint did not cover is read now."""
@@ -43,13 +43,6 @@ class Snapshot:
 
 
 def inputs(cfg: Config) -> Snapshot:
-    digest = hashlib.sha256()
-    code = Path(__file__).resolve().parent
-    for path in _files(code):
-        digest.update(str(path).encode() + b"\0")
-        digest.update(path.read_bytes() if path.suffix != ".pyc" else b"")
-        digest.update(b"\0")
-    snapshot = Snapshot("")
     sources = [
         cfg.file,
         *([cfg.verified_file] if cfg.verified_file.exists() else []),
@@ -57,14 +50,19 @@ def inputs(cfg: Config) -> Snapshot:
         *_files(cfg.docs_dir),
         *_files(cfg.templates_dir),
     ]
-    for path in sources:
-        data = snapshot.files[path] = path.read_bytes()
+    files = {path: path.read_bytes() for path in sources}
+    # Our own code counts too, but not the bytecode Python caches next to it.
+    code = {
+        path: path.read_bytes() if path.suffix != ".pyc" else b""
+        for path in _files(Path(__file__).resolve().parent)
+    }
+    digest = hashlib.sha256()
+    for path, data in (*code.items(), *files.items()):
         digest.update(str(path).encode() + b"\0")
         digest.update(data)
         digest.update(b"\0")
     digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
-    snapshot.digest = digest.hexdigest()
-    return snapshot
+    return Snapshot(digest.hexdigest(), files)
 
 
 def marker(fingerprint: str, outputs: dict[str, bytes]) -> bytes:
