@@ -69,7 +69,7 @@ class RenderedBlocks:
     def replaced(self, fresh: dict[str, RenderedBlock], removed: Iterable[str]) -> RenderedBlocks:
         """These blocks with some re-rendered or gone (serve's rebuild after a docs edit)."""
         gone = set(removed)
-        pages = {i: b for i, b in self.pages.items() if i not in gone and i not in fresh}
+        pages = {i: b for i, b in self.pages.items() if i not in gone}
         pages.update(fresh)
         return RenderedBlocks(pages, stylesheet_rules(pages))
 

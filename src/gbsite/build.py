@@ -27,7 +27,7 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from markupsafe import Markup
 
     from gbsite.docs import Doc
+    from gbsite.fsutil import ReadBytes
     from gbsite.model import Registry
     from gbsite.search import SearchEntry
     from gbsite.site import EntryPage, SiteModel
@@ -79,7 +80,7 @@ class Inputs:
     docs: dict[str, Doc]
 
 
-def read_doc(path: Path, read: Callable[[Path], bytes] = Path.read_bytes) -> Doc:
+def read_doc(path: Path, read: ReadBytes = Path.read_bytes) -> Doc:
     from gbsite.docs import read as read_docs_file
 
     return read_docs_file(path, outside=False, read=read)  # the site needs only the block

@@ -17,12 +17,12 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import decode_utf8
+from gbsite.fsutil import ReadBytes, decode_utf8
 from gbsite.model import Entry, Text
 
 START_MARKER = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
@@ -229,9 +229,7 @@ def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
     return found, unexpected
 
 
-def read(
-    path: Path, *, outside: bool = True, read: Callable[[Path], bytes] = Path.read_bytes
-) -> Doc:
+def read(path: Path, *, outside: bool = True, read: ReadBytes = Path.read_bytes) -> Doc:
     try:
         data = read(path)
     except OSError as exc:

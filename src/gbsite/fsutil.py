@@ -5,9 +5,13 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
+
+# How a loader reads a file's bytes: Path.read_bytes, or a build's snapshot of what it hashed.
+ReadBytes = Callable[[Path], bytes]
 
 
 def write_atomic(path: Path, data: bytes) -> None:

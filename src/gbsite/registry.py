@@ -19,7 +19,7 @@ from typing import Any
 
 from gbsite import yamlio
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import decode_utf8, write_if_changed
+from gbsite.fsutil import ReadBytes, decode_utf8, write_if_changed
 from gbsite.model import GB_ID, Category, Entry, Registry, Revision, Source, Text
 
 SOURCES_FILE = "sources.yaml"
@@ -136,10 +136,7 @@ def _where(kp: list[str | int]) -> str:
     return out
 
 
-Read = Callable[[Path], bytes]  # how a file's bytes are read: the build passes its snapshot's
-
-
-def _load_sources(path: Path, read: Read) -> list[Source]:
+def _load_sources(path: Path, read: ReadBytes) -> list[Source]:
     if not path.exists():
         return []
     text = decode_utf8(path, read(path))
@@ -180,7 +177,7 @@ def _load_sources(path: Path, read: Read) -> list[Source]:
     return sources
 
 
-def _load_categories(path: Path, read: Read) -> list[Category]:
+def _load_categories(path: Path, read: ReadBytes) -> list[Category]:
     if not path.exists():
         raise GbsiteError.at(path, None, "missing: the category table is part of the registry")
     text = decode_utf8(path, read(path))
@@ -270,7 +267,7 @@ def _revision(
 
 
 def _load_entry(
-    path: Path, expected_id: str, labels: dict[str, int], file_ids: set[str], read: Read
+    path: Path, expected_id: str, labels: dict[str, int], file_ids: set[str], read: ReadBytes
 ) -> tuple[Entry | None, list[Problem]]:
     text = decode_utf8(path, read(path))
     data = yamlio.load(path, text)
@@ -334,7 +331,7 @@ def entry_files(folder: Path) -> tuple[list[tuple[str, Path]], list[Problem]]:
     return found, problems
 
 
-def load(folder: Path, *, must_exist: bool = True, read: Read = Path.read_bytes) -> Registry:
+def load(folder: Path, *, must_exist: bool = True, read: ReadBytes = Path.read_bytes) -> Registry:
     """Load and validate the whole registry; raises GbsiteError listing every problem."""
     if not folder.is_dir():
         if must_exist:
