@@ -440,7 +440,7 @@ def test_refuses_to_replace_a_folder_it_did_not_write(
 )
 def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> None:
     """serve rebuilds only what a docs edit touches; the result must be the full build's."""
-    from gbsite import build, config
+    from gbsite import build, config, fingerprint
 
     proj = make_project(tmp_path / "proj", docs=True)
     doc = proj.docs / "gb0025.md"
@@ -451,7 +451,7 @@ def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> N
     doc.write_text(docs.with_block(doc.read_text(), edit))
     incremental = builder.docs_changed([doc]).outputs
     full = build.Builder(config.load(proj.root), tmp_path / "full").build().outputs
-    marker = build.OUTPUT_MARKER
+    marker = fingerprint.MARKER
     assert set(incremental) == set(full)
     differing = [p for p in full if p != marker and incremental[p] != full[p]]
     assert differing == []
@@ -474,18 +474,40 @@ def gbsite_process(proj: Project, *args: str) -> subprocess.CompletedProcess[str
 
 
 def test_parallel_build_equals_sequential(tmp_path: Path) -> None:
+    """The forked build (two processes rendering and writing entry pages) writes what a build in
+    one process does: first into an empty folder, then over its own site after an edit, where
+    it rewrites only the changed files and hard-links the rest."""
     from gbsite import build, config
 
     proj = make_project(tmp_path / "proj", docs=True)
-    result = gbsite_process(proj, "build", "--out", str(tmp_path / "forked"))
+    forked = tmp_path / "forked"
+
+    def files() -> dict[str, bytes]:
+        return {
+            str(p.relative_to(forked)): p.read_bytes() for p in forked.rglob("*") if p.is_file()
+        }
+
+    def inodes() -> dict[str, int]:
+        return {
+            str(p.relative_to(forked)): p.stat().st_ino for p in forked.rglob("*") if p.is_file()
+        }
+
+    result = gbsite_process(proj, "build", "--out", str(forked))
     assert result.returncode == 0, result.stderr
     sequential = build.build(config.load(proj.root), tmp_path / "one", parallel=False).outputs
-    forked = {
-        str(p.relative_to(tmp_path / "forked")): p.read_bytes()
-        for p in (tmp_path / "forked").rglob("*")
-        if p.is_file()
-    }
-    assert forked == sequential
+    assert files() == sequential
+
+    before = inodes()
+    doc = proj.docs / "gb0025.md"
+    doc.write_text(docs.with_block(doc.read_text(), "\nA new note about GB0170.\n"))
+    result = gbsite_process(proj, "build", "--out", str(forked))
+    assert result.returncode == 0, result.stderr
+    sequential = build.build(config.load(proj.root), tmp_path / "two", parallel=False).outputs
+    assert files() == sequential
+    after = inodes()
+    new = {rel for rel in after if after[rel] != before.get(rel)}
+    assert new == {"gb/gb0025.html", "assets/search-index.js", ".gbsite-output"}
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".forked")]
 
 
 @pytest.mark.parametrize(
@@ -507,6 +529,7 @@ def test_template_error_with_a_worker(site_project: Project, template: str) -> N
     assert f"{template}:{n + 1}: template error:" in result.stderr
     assert "Traceback" not in result.stderr
     assert site_files(site_project) == before
+    assert not list(site_project.site.parent.glob(f".{site_project.site.name}.*"))
     leftovers = subprocess.run(
         ["pgrep", "-f", f"--root {site_project.root} build"], capture_output=True, text=True
     )

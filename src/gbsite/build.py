@@ -7,9 +7,9 @@
     model        what every page shows, as dataclasses (site.py)
     templates    every template compiled
     blocks       the worker's rendered blocks (the wait for it, if any)
-    render       templates -> bytes of every file, in memory; a second forked worker renders
-                 seven of every eight entry pages
-    write        into a temporary folder that replaces the old site in one step
+    pages        every file rendered and written into a new folder beside the site (output.py);
+                 a second forked worker shares the entry pages with this process
+    swap         the new folder replaces the old site in one step
 
 Without fork (other platforms, or serve, which runs threads) the same phases run in one process.
 
@@ -22,21 +22,18 @@ them, so a build with nothing to do stays cheap.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import shutil
-import sys
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gbsite import blocks, fingerprint
+from gbsite import blocks, fingerprint, output
 from gbsite.blocks import RenderedBlocks
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
-from gbsite.worker import Worker, can_fork, cancelled_on_error
+from gbsite.worker import Tickets, Worker, can_fork, cancelled_on_error, chunks
 
 if TYPE_CHECKING:
     import jinja2
@@ -50,7 +47,6 @@ if TYPE_CHECKING:
     from gbsite.views import EntryView
 
 ASSETS = "assets"
-OUTPUT_MARKER = fingerprint.MARKER
 
 
 @dataclass
@@ -59,7 +55,8 @@ class BuildReport:
     files: int = 0
     written: int = 0
     unchanged: bool = False  # nothing to do: the output was built from the same inputs
-    outputs: dict[str, bytes] = field(default_factory=dict)  # every file of the site
+    # Every file of the site, kept by builds in one process (serve's); see Builder._pages.
+    outputs: dict[str, bytes] = field(default_factory=dict)
     warnings: list[Problem] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -70,6 +67,30 @@ class BuildReport:
             yield
         finally:
             self.timings[name] = time.perf_counter() - start
+
+
+@dataclass
+class Written:
+    """What the pages phase wrote: every file's size, how many files changed, and with `keep`,
+    their bytes."""
+
+    keep: bool
+    sizes: dict[str, int] = field(default_factory=dict)
+    changed: int = 0
+    outputs: dict[str, bytes] = field(default_factory=dict)
+
+    def write(
+        self, staging: output.Staging, files: dict[str, bytes], *, apart: bool = False
+    ) -> None:
+        self.changed += staging.write(files, apart=apart)
+        self.sizes.update((rel, len(data)) for rel, data in files.items())
+        if self.keep:
+            self.outputs.update(files)
+
+    def merge(self, other: Written) -> None:
+        self.changed += other.changed
+        self.sizes.update(other.sizes)
+        self.outputs.update(other.outputs)
 
 
 @dataclass
@@ -199,31 +220,8 @@ class Renderer:
             "registry.json": site.registry_json(model.registry, model).encode("utf-8"),
         }
 
-    def site(self, model: SiteModel, *, parallel: bool = False) -> dict[str, bytes]:
-        """Every output file, by path relative to the site root.
-
-        With `parallel`, a forked worker renders seven of every eight entry pages while this
-        process renders the rest and every other page: on two cores, the render phase takes
-        about half as long. (With the committed registry, the other pages take as long as
-        about seven eighths of the entry pages.)
-        """
-        worker: Worker[dict[str, bytes]] | None = None
-        mine = model.entries
-        if parallel and len(model.entries) > 100 and can_fork():
-            theirs = [page for i, page in enumerate(model.entries) if i % 8]
-            worker = Worker(lambda: self.entries(model, theirs))
-            mine = model.entries[::8]
-        with cancelled_on_error(worker):
-            out = self._all_but_the_workers_pages(model, mine)
-        if worker is not None:
-            out.update(worker.result())
-        self.css = self.stylesheet()
-        out.update(self.styled(model))
-        return out
-
-    def _all_but_the_workers_pages(
-        self, model: SiteModel, mine: list[EntryPage]
-    ) -> dict[str, bytes]:
+    def others(self, model: SiteModel) -> dict[str, bytes]:
+        """Every output file but the entry pages, by path relative to the site root."""
         from gbsite import site
 
         out = self.info_dependent(model)
@@ -232,7 +230,6 @@ class Renderer:
         )
         for release in model.releases:
             out[release.path] = self.page(model, release.path, "release.html.j2", release=release)
-        out.update(self.entries(model, mine))
         assets = self.cfg.templates_dir / ASSETS
         for path in sorted(assets.rglob("*")) if assets.is_dir() else []:
             if path.is_file() and path.name != "style.css":
@@ -242,6 +239,8 @@ class Renderer:
                 out[f"{ASSETS}/{path.relative_to(assets).as_posix()}"] = data
         out["sitemap.xml"] = site.sitemap(self.cfg, model).encode("utf-8")
         out[".nojekyll"] = b""  # GitHub Pages: serve files as they are
+        self.css = self.stylesheet()
+        out.update(self.styled(model))
         return out
 
     def styled(self, model: SiteModel) -> dict[str, bytes]:
@@ -299,87 +298,6 @@ def search_index(model: SiteModel) -> str:
     return search.index_js(entries, [c.key for c in model.categories], model.registry.labels)
 
 
-def write_site(outputs: dict[str, bytes], out_dir: Path) -> int:
-    """Replace `out_dir` with exactly `outputs`; returns how many files had new bytes.
-
-    Unchanged files are hard-linked from the old site (same inode, mtime kept), so a rebuild
-    with nothing changed writes nothing, and one with a few changes writes a few files.
-    """
-    _refuse_foreign_folder(out_dir)
-    changed = [p for p, data in outputs.items() if _read(out_dir / p) != data]
-    stale = out_dir.is_dir() and _existing(out_dir) != set(outputs)
-    if not changed and not stale:
-        return 0
-    parent = out_dir.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    for leftover in parent.glob(f".{out_dir.name}.*-*"):  # from a killed build
-        shutil.rmtree(leftover, ignore_errors=True)
-    tmp = parent / f".{out_dir.name}.new-{os.getpid()}"
-    old = parent / f".{out_dir.name}.old-{os.getpid()}"
-    try:
-        changed_set = set(changed)
-        for rel, data in outputs.items():
-            target = tmp / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if rel not in changed_set:
-                try:
-                    os.link(out_dir / rel, target)
-                    continue
-                except OSError:
-                    pass  # another file system, or no hard links: write it
-            target.write_bytes(data)
-        if not out_dir.exists():
-            tmp.rename(out_dir)
-        elif _exchange(tmp, out_dir):
-            tmp.rename(old)  # tmp now holds the previous site
-        else:
-            out_dir.rename(old)  # not atomic: for a moment there is no site at all
-            tmp.rename(out_dir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(old, ignore_errors=True)
-    return len(changed)
-
-
-def _refuse_foreign_folder(out_dir: Path) -> None:
-    if out_dir.exists() and not (out_dir / OUTPUT_MARKER).exists() and any(out_dir.iterdir()):
-        raise GbsiteError.at(
-            out_dir,
-            None,
-            "exists and was not written by gbsite build; choose another output folder or remove it",
-        )
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two folders in one atomic step (Linux renameat2 RENAME_EXCHANGE), if possible.
-
-    With it, the site folder always holds a complete site: the old one or the new one.
-    """
-    if sys.platform != "linux":
-        return False
-    import ctypes  # here: only a build that writes needs it
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    at_fdcwd, rename_exchange = -100, 2
-    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
-    return bool(result == 0)
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
-
-
-def _existing(folder: Path) -> set[str]:
-    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-
-
 def _refuse_dangerous_output(cfg: Config, out_dir: Path) -> None:
     """The output folder is replaced wholesale: never let it be a source folder or a parent."""
     sources = [cfg.root, cfg.registry_dir, cfg.docs_dir, cfg.templates_dir]
@@ -425,15 +343,61 @@ class Builder:
                     if worker
                     else render_docs(self.cfg, inputs.docs, inputs.registry.entries)
                 )
-        with report.phase("render"):
-            outputs = renderer.site(model, parallel=self.parallel)
-            outputs[OUTPUT_MARKER] = fingerprint.marker(snapshot.digest, outputs)
-        with report.phase("write"):
-            report.written = write_site(outputs, self.out_dir)
+        staging = output.Staging(self.out_dir)
+        try:
+            with report.phase("pages"):
+                written = self._pages(renderer, model, staging)
+                marker = fingerprint.marker(snapshot.digest, written.sizes)
+                written.write(staging, {fingerprint.MARKER: marker})
+            with report.phase("swap"):
+                staging.commit(written.sizes, written.changed)
+        finally:
+            staging.discard()
         self.inputs, self.model, self.renderer = inputs, model, renderer
-        self.outputs = outputs
-        report.files, report.outputs = len(outputs), outputs
+        self.outputs = written.outputs
+        report.files, report.written, report.outputs = (
+            len(written.sizes),
+            written.changed,
+            written.outputs,
+        )
         return report
+
+    def _pages(self, renderer: Renderer, model: SiteModel, staging: output.Staging) -> Written:
+        """Render every file and write it into the new folder.
+
+        In parallel, a forked worker and this process share the entry pages in runs of eight
+        (Tickets); this process renders every other page first. Whichever is faster takes more
+        runs, which matters because how long a file takes to write varies tenfold on the build
+        machine. Each process writes the pages it renders. The worker does not send its pages
+        back: 8 MB through a pipe costs ~30 ms, and only serve, which builds in one process,
+        keeps the bytes of a build.
+        """
+        runs = chunks(model.entries, size=8)
+        if not (self.parallel and len(runs) > 1 and can_fork()):
+            written = Written(keep=True)
+            written.write(staging, renderer.others(model))
+            for run in runs:
+                written.write(staging, renderer.entries(model, run))
+            return written
+
+        tickets = Tickets(len(runs))
+
+        def share() -> Written:
+            mine = Written(keep=False)
+            for n in tickets:
+                mine.write(staging, renderer.entries(model, runs[n]), apart=True)
+            return mine
+
+        try:
+            worker = Worker(share)
+            with cancelled_on_error(worker):
+                written = Written(keep=False)
+                written.write(staging, renderer.others(model))
+                written.merge(share())
+            written.merge(worker.result())
+        finally:
+            tickets.close()
+        return written
 
     def _prepare(
         self, snapshot: fingerprint.Snapshot, report: BuildReport
@@ -488,7 +452,9 @@ class Builder:
             outputs = {**self.outputs, **pages, **rest}
             # The marker no longer describes a full build's inputs: the next `gbsite build`
             # must not skip, so it records none.
-            rest[OUTPUT_MARKER] = outputs[OUTPUT_MARKER] = fingerprint.marker("-", outputs)
+            sizes = {rel: len(data) for rel, data in outputs.items()}
+            marker = fingerprint.marker("-", sizes)
+            rest[fingerprint.MARKER] = outputs[fingerprint.MARKER] = marker
         with report.phase("write"):
             written += self._write(rest)
         self.inputs, self.model, self.outputs = inputs, model, outputs

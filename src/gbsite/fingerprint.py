@@ -65,10 +65,10 @@ def inputs(cfg: Config) -> Snapshot:
     return Snapshot(digest.hexdigest(), files)
 
 
-def marker(fingerprint: str, outputs: dict[str, bytes]) -> bytes:
+def marker(fingerprint: str, sizes: dict[str, int]) -> bytes:
     """The marker file's content: the inputs' hash and every other output's size."""
     lines = [_HEADER, f"inputs {fingerprint}\n"]
-    lines += [f"{len(data)} {path}\n" for path, data in sorted(outputs.items()) if path != MARKER]
+    lines += [f"{size} {path}\n" for path, size in sorted(sizes.items()) if path != MARKER]
     return "".join(lines).encode()
 
 

@@ -25,6 +25,9 @@ def environment(templates_dir: Path, *, html: bool) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # An environment serves one build (serve makes a new one when a template changes), so
+        # Jinja need not stat every template a page extends or imports, on every page.
+        auto_reload=False,
     )
     # str() first: a StrictUndefined then raises its own error naming the missing variable.
     filters: Mapping[str, Callable[..., Any]] = {

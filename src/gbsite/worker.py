@@ -1,7 +1,8 @@
 """Run a task in a forked process, to use the second core during a build.
 
 A fork shares everything already imported and loaded, so the worker starts in a millisecond
-and needs nothing sent to it; only its result comes back, pickled, through a pipe.
+and needs nothing sent to it; only its result comes back, pickled, through a pipe. Tickets share
+a list of tasks between the processes, so that whichever is faster does more of them.
 """
 
 from __future__ import annotations
@@ -87,3 +88,36 @@ def cancelled_on_error(worker: Worker[T] | None) -> Iterator[None]:
         if worker is not None:
             worker.cancel()
         raise
+
+
+class Tickets:
+    """The numbers 0 to n-1 (n at most 256), each taken by one of the processes that share them.
+
+    Made before a fork, iterated by parent and worker alike: each takes the next number nobody
+    has taken, until none is left. The numbers wait in a pipe, one byte each: a one-byte read is
+    atomic, and once the pipe is empty a read returns nothing, since no process holds its
+    writing end any more.
+    """
+
+    LIMIT = 256
+
+    def __init__(self, n: int) -> None:
+        if not 0 <= n <= self.LIMIT:
+            raise ValueError(f"{n} tickets: at most {self.LIMIT}")
+        read, write = os.pipe()
+        os.write(write, bytes(range(n)))  # far below a pipe's capacity: never blocks
+        os.close(write)
+        self.read = read
+
+    def __iter__(self) -> Iterator[int]:
+        while taken := os.read(self.read, 1):
+            yield taken[0]
+
+    def close(self) -> None:
+        os.close(self.read)
+
+
+def chunks(items: list[T], *, size: int) -> list[list[T]]:
+    """`items` in runs of `size` or more, few enough to have a ticket each."""
+    size = max(size, -(-len(items) // Tickets.LIMIT))
+    return [items[i : i + size] for i in range(0, len(items), size)]

@@ -1,0 +1,139 @@
+"""The output folder: a new site is written beside the old one, then swapped in whole.
+
+    staging = Staging(out_dir)     # creates .site.new-PID beside site/
+    staging.write(files)           # as pages are rendered, by any of the build's processes
+    staging.commit(paths, changed) # the new site replaces the old in one step
+    staging.discard()              # always, last: removes what is left of either
+
+A build that fails or is killed leaves the previous site as it was; the next build removes what
+a killed one left behind. Unchanged files are hard links to the old site's (same inode, mtime
+kept), so a build that changes a few pages writes a few files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Collection, Mapping
+from pathlib import Path
+
+from gbsite.errors import GbsiteError
+from gbsite.fingerprint import MARKER
+
+_PARTS = ".parts"  # inside the new site, removed before the swap
+
+
+class Staging:
+    """A new site being written into a folder beside `out_dir`.
+
+    After a fork, parent and worker may both call write(): each file has one writer, and the
+    folders they share are made with exist_ok.
+    """
+
+    def __init__(self, out_dir: Path) -> None:
+        refuse_foreign_folder(out_dir)
+        self.out_dir = out_dir
+        self.had_site = out_dir.is_dir()
+        parent = out_dir.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        for leftover in parent.glob(f".{out_dir.name}.*-*"):  # from a killed build
+            shutil.rmtree(leftover, ignore_errors=True)
+        self.root = parent / f".{out_dir.name}.new-{os.getpid()}"
+        self.old = parent / f".{out_dir.name}.old-{os.getpid()}"
+        self.root.mkdir()
+        self._folders: set[Path] = {self.root}  # made by this process, or before its fork
+
+    def write(self, files: Mapping[str, bytes], *, apart: bool = False) -> int:
+        """Write `files` (paths relative to the site) into the new site; returns how many have
+        bytes the old site's file does not.
+
+        With `apart`, new files are created in a folder of this process's own and renamed into
+        place. Why: creating a file holds its folder's lock while the file system allocates the
+        inode, and on this project's build machine that costs 0.1 to 0.8 ms of kernel time per
+        file. Two processes creating files in gb/ would take turns; creating them apart and
+        renaming them (a rename allocates nothing) lets both cores do it at once.
+        """
+        changed = 0
+        part = self._folder(self.root / _PARTS / str(os.getpid())) if apart else None
+        for rel, data in files.items():
+            target = self.root / rel
+            self._folder(target.parent)
+            if self.had_site and _read(self.out_dir / rel) == data:
+                try:
+                    os.link(self.out_dir / rel, target)
+                    continue
+                except OSError:
+                    pass  # another file system, or no hard links: write it
+            changed += 1
+            if part is None:
+                target.write_bytes(data)
+            else:
+                (part / "file").write_bytes(data)
+                (part / "file").rename(target)
+        return changed
+
+    def commit(self, paths: Collection[str], changed: int) -> bool:
+        """Replace the old site with the new one, made of exactly `paths`, of which `changed`
+        were new or different. When nothing differs, the old site stays and this returns False."""
+        shutil.rmtree(self.root / _PARTS, ignore_errors=True)  # empty folders by now
+        if self.had_site and not changed and _existing(self.out_dir) == set(paths):
+            return False
+        if not self.out_dir.exists():
+            self.root.rename(self.out_dir)
+        elif _exchange(self.root, self.out_dir):
+            self.root.rename(self.old)  # it now holds the previous site
+        else:
+            self.out_dir.rename(self.old)  # not atomic: for a moment there is no site at all
+            self.root.rename(self.out_dir)
+        return True
+
+    def discard(self) -> None:
+        """Remove the new site if it was not swapped in, and the old one if it was."""
+        shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.old, ignore_errors=True)
+
+    def _folder(self, folder: Path) -> Path:
+        if folder not in self._folders:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._folders.add(folder)
+        return folder
+
+
+def refuse_foreign_folder(out_dir: Path) -> None:
+    if out_dir.exists() and not (out_dir / MARKER).exists() and any(out_dir.iterdir()):
+        raise GbsiteError.at(
+            out_dir,
+            None,
+            "exists and was not written by gbsite build; choose another output folder or remove it",
+        )
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one atomic step (Linux renameat2 RENAME_EXCHANGE), if possible.
+
+    With it, the site folder always holds a complete site: the old one or the new one.
+    """
+    if sys.platform != "linux":
+        return False
+    import ctypes  # here: only a build that writes needs it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    return bool(result == 0)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+def _existing(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
