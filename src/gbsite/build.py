@@ -6,9 +6,12 @@
     load         registry/ and the docs of docs/gb/, validated
     model        what every page shows, as dataclasses (site.py)
     templates    every template compiled
+    others       every page that needs no blocks (index, dashboard, search index, ...) rendered
+                 and written into a new folder beside the site (output.py), while the worker
+                 renders the blocks
     blocks       the worker's rendered blocks (the wait for it, if any)
-    pages        every file rendered and written into a new folder beside the site (output.py);
-                 a second forked worker shares the entry pages with this process
+    entries      the entry pages and the stylesheet, rendered and written; a second forked
+                 worker shares the entry pages with this process
     swap         the new folder replaces the old site in one step
 
 Without fork (other platforms, or serve, which runs threads) the same phases run in one process.
@@ -167,7 +170,7 @@ class Renderer:
         self.templating = templating
         self.env: jinja2.Environment = templating.environment(cfg.templates_dir, html=True)
         self.env.filters["release_path"] = lambda label: f"releases/{site.release_slug(label)}.html"
-        self.css = ""  # set by site(): it depends on the code in contributor blocks
+        self.css = ""  # set by styled(): it depends on the code in contributor blocks
 
     def compile(self) -> None:
         """Compile every template now, before a worker is forked: it then shares them."""
@@ -221,7 +224,8 @@ class Renderer:
         }
 
     def others(self, model: SiteModel) -> dict[str, bytes]:
-        """Every output file but the entry pages, by path relative to the site root."""
+        """Every file but the entry pages, the stylesheet and the 404 page that carries it: the
+        files that do not depend on the rendered blocks. By path relative to the site root."""
         from gbsite import site
 
         out = self.info_dependent(model)
@@ -239,13 +243,13 @@ class Renderer:
                 out[f"{ASSETS}/{path.relative_to(assets).as_posix()}"] = data
         out["sitemap.xml"] = site.sitemap(self.cfg, model).encode("utf-8")
         out[".nojekyll"] = b""  # GitHub Pages: serve files as they are
-        self.css = self.stylesheet()
-        out.update(self.styled(model))
         return out
 
     def styled(self, model: SiteModel) -> dict[str, bytes]:
         """The stylesheet, and the 404 page that carries it inline."""
         from markupsafe import Markup
+
+        self.css = self.stylesheet()
 
         return {
             f"{ASSETS}/style.css": self.css.encode("utf-8"),
@@ -335,24 +339,31 @@ class Builder:
             if self.parallel and can_fork()
             else None
         )
-        with cancelled_on_error(worker):
-            inputs, model, renderer = self._prepare(snapshot, report)
-            with report.phase("blocks"):  # with a worker: the wait for it, if any
-                renderer.blocks = (
-                    worker.result()
-                    if worker
-                    else render_docs(self.cfg, inputs.docs, inputs.registry.entries)
-                )
-        staging = output.Staging(self.out_dir)
+        staging: output.Staging | None = None
         try:
-            with report.phase("pages"):
-                written = self._pages(renderer, model, staging)
+            with cancelled_on_error(worker):
+                inputs, model, renderer = self._prepare(snapshot, report)
+                staging = output.Staging(self.out_dir)
+                # Only serve, which builds in one process, keeps the bytes (see _entries).
+                written = Written(keep=not self.parallel)
+                with report.phase("others"):  # they need no blocks: done while the worker works
+                    written.write(staging, renderer.others(model))
+                with report.phase("blocks"):  # with a worker: the wait for it, if any
+                    renderer.blocks = (
+                        worker.result()
+                        if worker
+                        else render_docs(self.cfg, inputs.docs, inputs.registry.entries)
+                    )
+            with report.phase("entries"):
+                written.write(staging, renderer.styled(model))
+                written.merge(self._entries(renderer, model, staging))
                 marker = fingerprint.marker(snapshot.digest, written.sizes)
                 written.write(staging, {fingerprint.MARKER: marker})
             with report.phase("swap"):
                 staging.commit(written.sizes, written.changed)
         finally:
-            staging.discard()
+            if staging is not None:
+                staging.discard()
         self.inputs, self.model, self.renderer = inputs, model, renderer
         self.outputs = written.outputs
         report.files, report.written, report.outputs = (
@@ -362,20 +373,18 @@ class Builder:
         )
         return report
 
-    def _pages(self, renderer: Renderer, model: SiteModel, staging: output.Staging) -> Written:
-        """Render every file and write it into the new folder.
+    def _entries(self, renderer: Renderer, model: SiteModel, staging: output.Staging) -> Written:
+        """Render the entry pages and write them into the new folder.
 
-        In parallel, a forked worker and this process share the entry pages in runs of eight
-        (Tickets); this process renders every other page first. Whichever is faster takes more
-        runs, which matters because how long a file takes to write varies tenfold on the build
-        machine. Each process writes the pages it renders. The worker does not send its pages
-        back: 8 MB through a pipe costs ~30 ms, and only serve, which builds in one process,
-        keeps the bytes of a build.
+        In parallel, a forked worker and this process share them in runs of eight (Tickets):
+        whichever is faster takes more runs, which matters because how long a file takes to
+        write varies tenfold on the build machine. Each process writes the pages it renders.
+        The worker does not send its pages back: 8 MB through a pipe costs ~30 ms, and only
+        serve, which builds in one process, keeps the bytes of a build.
         """
         runs = chunks(model.entries, size=8)
         if not (self.parallel and len(runs) > 1 and can_fork()):
-            written = Written(keep=True)
-            written.write(staging, renderer.others(model))
+            written = Written(keep=not self.parallel)
             for run in runs:
                 written.write(staging, renderer.entries(model, run))
             return written
@@ -391,9 +400,7 @@ class Builder:
         try:
             worker = Worker(share)
             with cancelled_on_error(worker):
-                written = Written(keep=False)
-                written.write(staging, renderer.others(model))
-                written.merge(share())
+                written = share()
             written.merge(worker.result())
         finally:
             tickets.close()
@@ -445,9 +452,7 @@ class Builder:
             pages = self.renderer.entries(model, [p for p in model.entries if p.view.id in changed])
             written = self._write(pages)
             rest = self.renderer.info_dependent(model)
-            css = self.renderer.stylesheet()
-            if css != self.renderer.css:  # new code brought new token classes
-                self.renderer.css = css
+            if self.renderer.stylesheet() != self.renderer.css:  # new code, new token classes
                 rest.update(self.renderer.styled(model))
             outputs = {**self.outputs, **pages, **rest}
             # The marker no longer describes a full build's inputs: the next `gbsite build`
