@@ -17,6 +17,18 @@ if TYPE_CHECKING:
     from gbsite.markdown import Fence
 
 
+# Section ids of an entry page (entry.html.j2); contributor headings are kept clear of them.
+PAGE_SECTIONS = (
+    "summary",
+    "explanation",
+    "hints",
+    "additional-information",
+    "context",
+    "history",
+    "lifecycle",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class RenderedBlock:
     html: str  # sanitized by nh3, so templates may insert it as it is
@@ -94,7 +106,6 @@ def render(
         return RenderedBlocks({}, "")  # nothing written yet: no need for the Markdown stack
     from gbsite.highlight import used_classes
     from gbsite.markdown import ContributorMarkdown
-    from gbsite.site import PAGE_SECTIONS
 
     markdown = ContributorMarkdown(
         known_ids=known_ids,

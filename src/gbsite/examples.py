@@ -19,12 +19,10 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,6 +128,8 @@ def blocks_of(gb_id: str, doc: Doc) -> list[Block]:
 
 def torch_version(python: str) -> str:
     """The torch the examples will run with; no torch is an error the user can fix."""
+    import subprocess  # here, not above: a build reads the record but never runs examples
+
     try:
         proc = subprocess.run(
             [python, "-c", "import torch; print(torch.__version__)"],
@@ -149,6 +149,8 @@ def torch_version(python: str) -> str:
 
 
 def run(block: Block, python: str, timeout: float) -> Result:
+    import subprocess
+
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="gbsite-example-") as tmp:
         program, result_file = Path(tmp, "example.py"), Path(tmp, "result.json")
@@ -245,6 +247,7 @@ def run_all(
     progress: Callable[[Result], None] | None = None,
 ) -> list[Result]:
     """Every block in a fresh interpreter, `jobs` at a time (threads wait on processes)."""
+    from concurrent.futures import ThreadPoolExecutor
 
     def one(block: Block) -> Result:
         result = run(block, python, timeout)

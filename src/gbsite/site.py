@@ -17,17 +17,6 @@ from gbsite.docs import Doc
 from gbsite.model import Category, Registry, Revision, Text
 from gbsite.views import EntryView
 
-# Section ids of an entry page; contributor headings are kept clear of them.
-PAGE_SECTIONS = (
-    "summary",
-    "explanation",
-    "hints",
-    "additional-information",
-    "context",
-    "history",
-    "lifecycle",
-)
-
 
 def release_slug(label: str) -> str:
     return re.sub(r"[^0-9A-Za-z._-]", "-", label)
