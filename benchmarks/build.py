@@ -48,6 +48,9 @@ class Runs:
 
 
 def run(command: list[str], runs: Runs) -> None:
+    # Flush what the previous run wrote: otherwise each run pays for writing back the files of
+    # the one before it, and the order in which the tools take turns decides part of the result.
+    os.sync()
     start = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     _, status, usage = os.wait4(proc.pid, 0)

@@ -562,4 +562,5 @@ def test_load_error_with_the_blocks_worker(site_project: Project, broken: str) -
     assert expected.search(result.stderr), result.stderr
     assert "Traceback" not in result.stderr
     assert site_files(site_project) == before
+    assert not list(site_project.site.parent.glob(f".{site_project.site.name}.*"))
     assert no_build_processes_left(site_project)

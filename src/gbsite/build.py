@@ -58,7 +58,7 @@ class BuildReport:
     files: int = 0
     written: int = 0
     unchanged: bool = False  # nothing to do: the output was built from the same inputs
-    # Every file of the site, kept by builds in one process (serve's); see Builder._pages.
+    # Every file of the site, kept by builds in one process (serve's); see Builder._entries.
     outputs: dict[str, bytes] = field(default_factory=dict)
     warnings: list[Problem] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
@@ -74,8 +74,8 @@ class BuildReport:
 
 @dataclass
 class Written:
-    """What the pages phase wrote: every file's size, how many files changed, and with `keep`,
-    their bytes."""
+    """What a build wrote into the new folder: every file's size, how many files changed, and
+    with `keep`, their bytes."""
 
     keep: bool
     sizes: dict[str, int] = field(default_factory=dict)
@@ -250,7 +250,6 @@ class Renderer:
         from markupsafe import Markup
 
         self.css = self.stylesheet()
-
         return {
             f"{ASSETS}/style.css": self.css.encode("utf-8"),
             "404.html": self.page(
