@@ -170,7 +170,7 @@ class Renderer:
         self.templating = templating
         self.env: jinja2.Environment = templating.environment(cfg.templates_dir, html=True)
         self.env.filters["release_path"] = lambda label: f"releases/{site.release_slug(label)}.html"
-        self.css = ""  # set by styled(): it depends on the code in contributor blocks
+        self.css = ""  # set before styled(): it depends on the code in contributor blocks
 
     def compile(self) -> None:
         """Compile every template now, before a worker is forked: it then shares them."""
@@ -246,10 +246,9 @@ class Renderer:
         return out
 
     def styled(self, model: SiteModel) -> dict[str, bytes]:
-        """The stylesheet, and the 404 page that carries it inline."""
+        """The stylesheet (self.css), and the 404 page that carries it inline."""
         from markupsafe import Markup
 
-        self.css = self.stylesheet()
         return {
             f"{ASSETS}/style.css": self.css.encode("utf-8"),
             "404.html": self.page(
@@ -354,6 +353,7 @@ class Builder:
                         else render_docs(self.cfg, inputs.docs, inputs.registry.entries)
                     )
             with report.phase("entries"):
+                renderer.css = renderer.stylesheet()
                 written.write(staging, renderer.styled(model))
                 written.merge(self._entries(renderer, model, staging))
                 marker = fingerprint.marker(snapshot.digest, written.sizes)
@@ -451,7 +451,9 @@ class Builder:
             pages = self.renderer.entries(model, [p for p in model.entries if p.view.id in changed])
             written = self._write(pages)
             rest = self.renderer.info_dependent(model)
-            if self.renderer.stylesheet() != self.renderer.css:  # new code, new token classes
+            css = self.renderer.stylesheet()
+            if css != self.renderer.css:  # new code brought new token classes
+                self.renderer.css = css
                 rest.update(self.renderer.styled(model))
             outputs = {**self.outputs, **pages, **rest}
             # The marker no longer describes a full build's inputs: the next `gbsite build`
