@@ -32,7 +32,7 @@ class Staging:
     """
 
     def __init__(self, out_dir: Path) -> None:
-        refuse_foreign_folder(out_dir)
+        _refuse_foreign_folder(out_dir)
         self.out_dir = out_dir
         self.had_site = out_dir.is_dir()
         parent = out_dir.parent
@@ -73,12 +73,12 @@ class Staging:
                 (part / "file").rename(target)
         return changed
 
-    def commit(self, paths: Collection[str], changed: int) -> bool:
+    def commit(self, paths: Collection[str], changed: int) -> None:
         """Replace the old site with the new one, made of exactly `paths`, of which `changed`
-        were new or different. When nothing differs, the old site stays and this returns False."""
+        were new or different. When nothing differs, the old site stays as it is."""
         shutil.rmtree(self.root / _PARTS, ignore_errors=True)  # empty folders by now
         if self.had_site and not changed and _existing(self.out_dir) == set(paths):
-            return False
+            return
         if not self.out_dir.exists():
             self.root.rename(self.out_dir)
         elif _exchange(self.root, self.out_dir):
@@ -86,7 +86,6 @@ class Staging:
         else:
             self.out_dir.rename(self.old)  # not atomic: for a moment there is no site at all
             self.root.rename(self.out_dir)
-        return True
 
     def discard(self) -> None:
         """Remove the new site if it was not swapped in, and the old one if it was."""
@@ -100,7 +99,7 @@ class Staging:
         return folder
 
 
-def refuse_foreign_folder(out_dir: Path) -> None:
+def _refuse_foreign_folder(out_dir: Path) -> None:
     if out_dir.exists() and not (out_dir / MARKER).exists() and any(out_dir.iterdir()):
         raise GbsiteError.at(
             out_dir,
