@@ -6,8 +6,11 @@ not times) and keep the hash in the output folder's marker file, with the size o
 build wrote. When both still match, `gbsite build` has nothing to do and stops before importing
 Jinja, YAML or Markdown: that is what makes a rebuild with nothing changed cheap.
 
-The bytes hashed are kept (`Snapshot`) and the build parses those: each input is read once, and
-the recorded hash describes exactly what was built, even if a file changes during the build.
+The bytes hashed are kept (`Snapshot`), and the build parses the registry and docs files, the
+bulk of its input, from those: they are read once, and the recorded hash describes exactly what
+was built even if one changes during the build. Templates, assets and the record of verified
+examples are read again where they are used (Jinja's loader reads its own); if one changes
+during a build, the next build's hash differs and it builds again.
 """
 
 from __future__ import annotations
