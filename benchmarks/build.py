@@ -5,7 +5,9 @@
 For the committed registry, a cold `gbsite build` (new interpreter, no output folder, nothing
 cached; gbsite's modules byte-compiled, as an install leaves them) and `hugo` on a site with one
 Markdown page per id (benchmarks/hugo_site.py), with and without the docs blocks, run
-alternately, N times each; then rebuilds with nothing changed.
+alternately, N times each, with a floor: Python starting, importing the libraries a build uses
+and parsing the registry with PyYAML, the part of a cold build gbsite's own code cannot remove.
+Then rebuilds with nothing changed.
 For synthetic registries of the given sizes (benchmarks/synth.py), cold builds show how the
 cost per id scales. Every figure is a median. Peak RSS is the build process's own; for the
 synthetic registries, peak memory is that of the build and its forked workers together (PSS).
@@ -32,6 +34,17 @@ import hugo_site  # noqa: E402
 import synth  # noqa: E402
 
 PHASES = re.compile(r"\[(.*)\]")
+
+# What no change to gbsite's own code can remove: Python starting, the libraries a build uses
+# being imported, and PyYAML's C loader reading the registry. It renders and writes nothing.
+FLOOR = """
+import sys
+from pathlib import Path
+import jinja2, markdown_it, mdit_py_plugins, nh3, yaml
+import pygments.formatters.html, pygments.lexers.python
+for path in sorted(Path(sys.argv[1]).glob("gb/*.yaml")):
+    yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader)
+"""
 
 
 @dataclass
@@ -125,7 +138,7 @@ def main() -> None:
     try:
         project = work / "real"
         shutil.copytree(ROOT, project, ignore=shutil.ignore_patterns(".git", "site", ".venv*"))
-        cold, warm, hugo_runs, hugo_docs_runs = Runs(), Runs(), Runs(), Runs()
+        cold, warm, hugo_runs, hugo_docs_runs, floor = Runs(), Runs(), Runs(), Runs(), Runs()
         if hugo:
             hugo_site.make(work / "hugo", ROOT / "registry")
             hugo_site.make(work / "hugo-docs", ROOT / "registry", ROOT / "docs" / "gb")
@@ -133,6 +146,7 @@ def main() -> None:
         # build measures the file system's clean-up (this disk discards on delete), not the build.
         for i in range(args.runs):  # alternate, so both see the same machine
             run(gbsite(project, work / f"out{i}"), cold)
+            run([sys.executable, "-c", FLOOR, str(project / "registry")], floor)
             if hugo:
                 for site, runs in (("hugo", hugo_runs), ("hugo-docs", hugo_docs_runs)):
                     public = str(work / f"{site}-public{i}")
@@ -158,10 +172,19 @@ def main() -> None:
                 ("hugo, + docs blocks, cold", hugo_docs_runs),
             ):
                 print(f"{title:34}{runs.median():>9.0f}{max(runs.rss) / 1024:>14.0f}")
+        print(
+            f"{'floor: imports + registry parsed':34}{floor.median():>9.0f}"
+            f"{max(floor.rss) / 1024:>14.0f}"
+        )
+        if hugo:
             print(
                 f"\ngbsite / hugo, cold: {cold.median() / hugo_runs.median():.2f} "
                 f"(registry texts only), {cold.median() / hugo_docs_runs.median():.2f} "
                 "(with the docs blocks gbsite's pages also render)"
+            )
+            print(
+                f"floor / hugo: {floor.median() / hugo_runs.median():.2f} (Python start-up, "
+                "importing the build's libraries and parsing the registry, in one process)"
             )
         print(f"nothing changed / cold: {warm.median() / cold.median():.2f}")
         print(
