@@ -510,6 +510,13 @@ def test_parallel_build_equals_sequential(tmp_path: Path) -> None:
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".forked")]
 
 
+def no_build_processes_left(proj: Project) -> bool:
+    found = subprocess.run(
+        ["pgrep", "-f", f"--root {proj.root} build"], capture_output=True, text=True
+    )
+    return found.stdout.strip() == ""
+
+
 @pytest.mark.parametrize(
     "template",
     ["entry.html.j2", "index.html.j2"],
@@ -530,17 +537,7 @@ def test_template_error_with_a_worker(site_project: Project, template: str) -> N
     assert "Traceback" not in result.stderr
     assert site_files(site_project) == before
     assert not list(site_project.site.parent.glob(f".{site_project.site.name}.*"))
-    leftovers = subprocess.run(
-        ["pgrep", "-f", f"--root {site_project.root} build"], capture_output=True, text=True
-    )
-    assert leftovers.stdout.strip() == ""
-
-
-def no_build_processes_left(proj: Project) -> bool:
-    found = subprocess.run(
-        ["pgrep", "-f", f"--root {proj.root} build"], capture_output=True, text=True
-    )
-    return found.stdout.strip() == ""
+    assert no_build_processes_left(site_project)
 
 
 @pytest.mark.parametrize("broken", ["registry", "record"])

@@ -59,14 +59,9 @@ def line_of(path: Path, needle: str) -> int:
 
 
 def block(kind: str, code: str, gb_id: str = "GB0025", **options: str) -> examples.Block:
+    a = examples.Annotation(kind, **options)
     return examples.Block(
-        gb_id,
-        Path("x.md"),
-        1,
-        kind,
-        textwrap.dedent(code),
-        options.get("compile", "fn"),
-        options.get("backend", "eager"),
+        gb_id, Path("x.md"), 1, a.kind, textwrap.dedent(code), a.compile_name, a.backend
     )
 
 
@@ -133,7 +128,7 @@ def test_judging(fake_python: str, kind: str, code: str, passed: bool, summary: 
 
 def test_compile_option_names_the_callable(fake_python: str) -> None:
     code = "class M:\n    def __call__(self):\n        return 1\nmodel = M()\nmodel()\n"
-    assert examples.run(block("gb-fix", code, compile="model"), fake_python, 60).passed
+    assert examples.run(block("gb-fix", code, compile_name="model"), fake_python, 60).passed
 
 
 def test_timeout(fake_python: str) -> None:
@@ -149,10 +144,10 @@ def test_timeout(fake_python: str) -> None:
     ("info", "expected"),
     [
         ("python", None),
-        ("python gb-repro", ("gb-repro", {})),
+        ("python gb-repro", examples.Annotation("gb-repro", "fn", "eager")),
         (
             "python gb-fix compile=model backend=inductor",
-            ("gb-fix", {"compile": "model", "backend": "inductor"}),
+            examples.Annotation("gb-fix", "model", "inductor"),
         ),
     ],
 )

@@ -47,24 +47,19 @@ class ExampleCaptions:
         from gbsite import examples
 
         try:
-            parsed = examples.parse_info(fence.info)
+            a = examples.parse_info(fence.info)
         except ValueError:
             return None  # `gbsite check --examples` reports the bad info string
-        if parsed is None:
+        if a is None:
             return None
-        kind, options = parsed
-        name = escape(options.get("compile", "fn"))
-        backend = options.get("backend", "eager")
-        call = f"<code>torch.compile({name}, fullgraph=True)</code>"
-        if kind == "gb-repro":
+        call = f"<code>torch.compile({escape(a.compile_name)}, fullgraph=True)</code>"
+        if a.kind == "gb-repro":
             what = f"Breaks with {escape(gb_id)} when compiled with {call}"
         else:
             what = f"Fix: runs without a graph break with {call}"
-        if backend != "eager":
-            what += f", backend <code>{escape(backend)}</code>"
-        torch = self.verified.get(
-            examples.digest(kind, options.get("compile", "fn"), backend, fence.code)
-        )
+        if a.backend != examples.DEFAULT_BACKEND:
+            what += f", backend <code>{escape(a.backend)}</code>"
+        torch = self.verified.get(examples.digest(a.kind, a.compile_name, a.backend, fence.code))
         status = (
             f'<span class="verified">verified with torch {escape(torch)}</span>'
             if torch

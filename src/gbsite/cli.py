@@ -155,7 +155,7 @@ def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
 
     def progress(r: examples.Result) -> None:
         print(
-            f"  {'ok  ' if r.passed else 'FAIL'} {Problem('', r.block.path, r.block.line)}"
+            f"  {'ok  ' if r.passed else 'FAIL'} {r.block.where}"
             f"{r.block.kind}: {r.summary} ({r.seconds:.1f} s)",
             flush=True,
         )

@@ -33,6 +33,8 @@ from gbsite.fsutil import write_if_changed
 
 KINDS = ("gb-repro", "gb-fix")
 _OPTION = re.compile(r"(compile|backend)=([A-Za-z_][\w.]*)")
+_FIELDS = {"compile": "compile_name", "backend": "backend"}  # option -> Annotation field
+DEFAULT_BACKEND = "eager"  # Dynamo traces and the graph runs uncompiled: no Inductor time
 _URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
 DRIVER = Path(__file__).with_name("example_driver.py")
 QUIET_ENV = ("TORCH_LOGS", "TORCHDYNAMO_VERBOSE", "TORCH_COMPILE_DEBUG", "TORCHDYNAMO_DISABLE")
@@ -45,14 +47,23 @@ def digest(kind: str, compile_name: str, backend: str, code: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Annotation:
+    """What an annotated fence's info string asks for, defaults filled in."""
+
+    kind: str  # gb-repro or gb-fix
+    compile_name: str = "fn"
+    backend: str = DEFAULT_BACKEND
+
+
+@dataclass(frozen=True, slots=True)
 class Block:
     gb_id: str  # the page's id: what a gb-repro must raise
     path: Path
     line: int  # of the opening fence, in the docs file
     kind: str  # gb-repro or gb-fix
     code: str
-    compile_name: str = "fn"
-    backend: str = "eager"
+    compile_name: str
+    backend: str
 
     @property
     def digest(self) -> str:
@@ -73,8 +84,8 @@ class Result:
     torch: str | None
 
 
-def parse_info(info: str) -> tuple[str, dict[str, str]] | None:
-    """(kind, options) of an annotated fence, None for a plain one; bad options raise."""
+def parse_info(info: str) -> Annotation | None:
+    """What an annotated fence asks for, None for a plain one; bad options raise."""
     words = info.split()
     kinds = [w for w in words if w in KINDS]
     if not kinds:
@@ -89,8 +100,8 @@ def parse_info(info: str) -> tuple[str, dict[str, str]] | None:
         match = _OPTION.fullmatch(word)
         if match is None:
             raise ValueError(f"unknown option `{word}` (use compile=NAME or backend=NAME)")
-        options[match.group(1)] = match.group(2)
-    return words[1], options
+        options[_FIELDS[match.group(1)]] = match.group(2)
+    return Annotation(words[1], **options)
 
 
 def blocks_of(gb_id: str, doc: Doc) -> list[Block]:
@@ -104,22 +115,13 @@ def blocks_of(gb_id: str, doc: Doc) -> list[Block]:
             continue
         line = doc.block_line_of(0) + token.map[0]
         try:
-            parsed = parse_info(token.info)
+            a = parse_info(token.info)
         except ValueError as exc:
             problems.append(Problem(str(exc), doc.path, line))
             continue
-        if parsed is not None:
-            kind, options = parsed
+        if a is not None:
             found.append(
-                Block(
-                    gb_id,
-                    doc.path,
-                    line,
-                    kind,
-                    token.content,
-                    options.get("compile", "fn"),
-                    options.get("backend", "eager"),
-                )
+                Block(gb_id, doc.path, line, a.kind, token.content, a.compile_name, a.backend)
             )
     if problems:
         raise GbsiteError(problems)
@@ -206,6 +208,7 @@ def judge(
     ids = sorted({f"GB{n}" for n in _URL_ID.findall(message + "\n" + chained)})
     torch = str(outcome["torch"]) if outcome.get("torch") else None
     name = block.compile_name
+    raised = f"graph break {', '.join(ids)}" if ids else str(outcome["error_type"])  # if any
 
     def fail(summary: str, details: str = "") -> Result:
         return Result(block, False, summary, details, seconds, torch)
@@ -226,12 +229,10 @@ def judge(
                 "the code compiles, so the example no longer shows the break"
             )
         if block.gb_id not in ids:
-            what = f"graph break {', '.join(ids)}" if ids else f"{outcome['error_type']}"
-            return fail(f"raised {what} instead of {block.gb_id}", message[:1500])
+            return fail(f"raised {raised} instead of {block.gb_id}", message[:1500])
         return Result(block, True, f"breaks with {block.gb_id}", "", seconds, torch)
     if outcome["status"] != "completed":
-        what = f"graph break {', '.join(ids)}" if ids else f"{outcome['error_type']}"
-        return fail(f"raised {what}; a gb-fix must run without any graph break", message[:1500])
+        return fail(f"raised {raised}; a gb-fix must run without any graph break", message[:1500])
     if stderr.strip():
         return fail("the program wrote to stderr; a fix must run cleanly", stderr[-1500:])
     if not outcome.get("graphs"):
