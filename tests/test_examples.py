@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -12,46 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project
+from conftest import Project, fake_torch
 from gbsite import docs, examples, runner
-
-# A stand-in for torch: torch.compile calls the function, so an example "breaks" by raising
-# the error text PyTorch would. Fast and deterministic, for testing the judging.
-FAKE_TORCH = """
-__version__ = "0.0.fake"
-compiling = False  # True while a compiled function runs: examples "break" only then
-from torch._dynamo import utils as _utils
-
-def compile(fn, fullgraph=False, backend="inductor"):
-    assert fullgraph is True
-    def compiled(*args, **kwargs):
-        global compiling
-        _utils.counters["stats"]["unique_graphs"] += 1
-        compiling = True
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            compiling = False
-    return compiled
-"""
-FAKE_UTILS = """
-import collections
-counters = collections.defaultdict(collections.Counter)
-"""
 
 
 @pytest.fixture(scope="module")
 def fake_python(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A `python` whose `import torch` finds the stand-in."""
-    root = tmp_path_factory.mktemp("faketorch")
-    (root / "torch" / "_dynamo").mkdir(parents=True)
-    (root / "torch" / "__init__.py").write_text(FAKE_TORCH)
-    (root / "torch" / "_dynamo" / "__init__.py").write_text("")
-    (root / "torch" / "_dynamo" / "utils.py").write_text(FAKE_UTILS)
-    script = root / "python"
-    script.write_text(f'#!/bin/sh\nPYTHONPATH="{root}" exec "{sys.executable}" "$@"\n')
-    script.chmod(0o755)
-    return str(script)
+    """A `python` whose `import torch` finds the stand-in (conftest.fake_torch)."""
+    return fake_torch(tmp_path_factory.mktemp("faketorch"))[0]
 
 
 def page(project: Project, gb_id: str, block: str) -> Path:
@@ -475,3 +444,35 @@ def test_malformed_record_is_a_clear_error(project: Project) -> None:
     result = project.run("build")
     assert result.code == 2
     assert "verified-examples.yaml: not a record of verified examples" in result.err
+
+
+def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python: str) -> None:
+    path = page(
+        project,
+        "GB0025",
+        f"```python gb-repro\ndef fn():\n    {BREAK.format('0025')}\nfn()\n```\n\n"
+        "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n",
+    )
+    args = ("check", "--examples", "GB0025", "--python", fake_python, "--changed")
+    first = project.run(*args)
+    assert first.code == 0 and "check --examples: 2 blocks" in first.out
+    again = project.run(*args)
+    assert again.code == 0 and "check --examples: 0 blocks" in again.out
+    path.write_text(path.read_text().replace("return 1", "return 2"))
+    edited = project.run(*args)
+    assert "check --examples: 1 blocks" in edited.out and "1 passed, 0 failed" in edited.out
+    record = examples.read_record(project.root / "docs" / "verified-examples.yaml")
+    assert len([v for v in record.values() if v == "0.0.fake"]) >= 3  # old fix kept, new added
+
+
+def test_json_output(project: Project, fake_python: str) -> None:
+    page(project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x\nfn(1)\n```\n")
+    result = project.run(
+        "check", "--examples", "GB0029", "--python", fake_python, "--format", "json"
+    )
+    assert result.code == 1
+    report = json.loads(result.out)
+    assert report["ok"] is False and report["torch"] == "0.0.fake"
+    [run] = report["results"]
+    assert run["id"] == "GB0029" and run["kind"] == "gb-repro" and run["passed"] is False
+    assert report["problems"][0]["message"].startswith("gb-repro ran without a graph break")

@@ -33,6 +33,21 @@ from gbsite.examples import Block, blocks_of, fences
 from gbsite.model import GB_ID, Entry, Registry
 
 STATES = ("verified", "environment", "internal", "unraised", "none")
+# What each state means to a reader: a title and a sentence, for the dashboard.
+STATE_TEXT = {
+    "verified": ("Verified", "A repro and a fix on the page were run and did what they say."),
+    "environment": (
+        "Needs an environment",
+        "Reachable only with a CUDA device, several processes or another package: the "
+        "examples are shown, not run.",
+    ),
+    "internal": (
+        "Internal",
+        "No user program reaches it; the page says where torch raises it and what to do.",
+    ),
+    "unraised": ("No longer raised", "The registry keeps the id, but torch no longer raises it."),
+    "none": ("No example yet", "Pages waiting for a repro and a fix: pick one and write it."),
+}
 DECLARED = ("environment", "internal", "unraised")
 STATUS_KIND = "gb-status"
 STATUS_INFO = "yaml gb-status"
