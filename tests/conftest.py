@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,3 +120,41 @@ def item(
         "Explanation": explanation,
         "Hints": hints if hints is not None else ["H"],
     }
+
+
+# A stand-in for torch: torch.compile calls the function, so an example "breaks" by raising
+# the error text PyTorch would, and only while compiled. Fast and deterministic, for testing
+# the judging; its package folder is where `check --examples` looks for cited files.
+FAKE_TORCH = """
+__version__ = "0.0.fake"
+compiling = False  # True while a compiled function runs: examples "break" only then
+from torch._dynamo import utils as _utils
+
+def compile(fn, fullgraph=False, backend="inductor"):
+    assert fullgraph is True
+    def compiled(*args, **kwargs):
+        global compiling
+        _utils.counters["stats"]["unique_graphs"] += 1
+        compiling = True
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            compiling = False
+    return compiled
+"""
+FAKE_UTILS = """
+import collections
+counters = collections.defaultdict(collections.Counter)
+"""
+
+
+def fake_torch(root: Path) -> tuple[str, Path]:
+    """A `python` whose `import torch` finds the stand-in, and the stand-in's package folder."""
+    (root / "torch" / "_dynamo").mkdir(parents=True)
+    (root / "torch" / "__init__.py").write_text(FAKE_TORCH)
+    (root / "torch" / "_dynamo" / "__init__.py").write_text("")
+    (root / "torch" / "_dynamo" / "utils.py").write_text(FAKE_UTILS)
+    script = root / "python"
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{root}" exec "{sys.executable}" "$@"\n')
+    script.chmod(0o755)
+    return str(script), root / "torch"

@@ -2,49 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
-from conftest import Project
-from gbsite import docs, examples
-
-# A stand-in for torch: torch.compile calls the function, so an example "breaks" by raising
-# the error text PyTorch would. Fast and deterministic, for testing the judging.
-FAKE_TORCH = """
-__version__ = "0.0.fake"
-from torch._dynamo import utils as _utils
-
-def compile(fn, fullgraph=False, backend="inductor"):
-    assert fullgraph is True
-    def compiled(*args, **kwargs):
-        _utils.counters["stats"]["unique_graphs"] += 1
-        return fn(*args, **kwargs)
-    return compiled
-"""
-FAKE_UTILS = """
-import collections
-counters = collections.defaultdict(collections.Counter)
-"""
+from conftest import Project, fake_torch
+from gbsite import docs, examples, runner
 
 
 @pytest.fixture(scope="module")
 def fake_python(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A `python` whose `import torch` finds the stand-in."""
-    root = tmp_path_factory.mktemp("faketorch")
-    (root / "torch" / "_dynamo").mkdir(parents=True)
-    (root / "torch" / "__init__.py").write_text(FAKE_TORCH)
-    (root / "torch" / "_dynamo" / "__init__.py").write_text("")
-    (root / "torch" / "_dynamo" / "utils.py").write_text(FAKE_UTILS)
-    script = root / "python"
-    script.write_text(f'#!/bin/sh\nPYTHONPATH="{root}" exec "{sys.executable}" "$@"\n')
-    script.chmod(0o755)
-    return str(script)
+    """A `python` whose `import torch` finds the stand-in (conftest.fake_torch)."""
+    return fake_torch(tmp_path_factory.mktemp("faketorch"))[0]
 
 
 def page(project: Project, gb_id: str, block: str) -> Path:
@@ -61,11 +37,29 @@ def line_of(path: Path, needle: str) -> int:
 def block(kind: str, code: str, gb_id: str = "GB0025", **options: str) -> examples.Block:
     a = examples.Annotation(kind, **options)
     return examples.Block(
-        gb_id, Path("x.md"), 1, a.kind, textwrap.dedent(code), a.compile_name, a.backend
+        gb_id,
+        Path("x.md"),
+        1,
+        a.kind,
+        textwrap.dedent(code),
+        a.compile_name,
+        a.backend,
+        a.needs,
+        a.eager,
     )
 
 
-BREAK = 'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{}.html")'
+def run_one(b: examples.Block, python: str, timeout: float = 60, **kw: bool) -> examples.Result:
+    [result] = runner.run_all([b], python, 1, timeout, **kw)
+    return result
+
+
+# What a graph break looks like, raised only when compiled, as PyTorch's would be.
+BREAK = (
+    'if __import__("torch").compiling: '
+    'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{}.html")'
+)
+EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{}.html")'
 
 
 @pytest.mark.parametrize(
@@ -104,6 +98,19 @@ BREAK = 'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{
         ("gb-fix", "def g():\n    return 1\ng()\n", False, "no top-level statement binds `fn`"),
         ("gb-fix", "def fn():\n    print('hi')\nfn()\n", False, "the program printed output"),
         ("gb-fix", "def fn(\n", False, "the program could not be run"),
+        (
+            "gb-repro",
+            f"def fn():\n    {EAGER_BUG.format('0025')}\nfn()\n",
+            False,
+            "fails without torch.compile too (builtins.RuntimeError)",
+        ),
+        # What a repro prints when it runs uncompiled does not count: print may be the break.
+        (
+            "gb-repro",
+            f"def fn():\n    {BREAK.format('0025')}\n    print('eager')\nfn()\n",
+            True,
+            "breaks with GB0025",
+        ),
     ],
     ids=[
         "repro",
@@ -117,27 +124,103 @@ BREAK = 'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{
         "not bound",
         "noisy",
         "syntax error",
+        "fails in eager too",
+        "prints in eager",
     ],
 )
-def test_judging(fake_python: str, kind: str, code: str, passed: bool, summary: str) -> None:
-    result = examples.run(block(kind, code), fake_python, timeout=60)
+@pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh"])
+def test_judging(
+    fake_python: str, kind: str, code: str, passed: bool, summary: str, fresh: bool
+) -> None:
+    result = run_one(block(kind, code), fake_python, fresh=fresh)
     assert result.passed is passed, result
     assert result.summary.startswith(summary), result.summary
     assert result.torch == ("0.0.fake" if "could not" not in summary else None)
 
 
+def test_eager_raises_option(fake_python: str) -> None:
+    """A repro whose code fails in plain PyTorch too says so on its fence, and must then fail."""
+    bug = f"def fn():\n    {EAGER_BUG.format('0025')}\nfn()\n"
+    assert run_one(block("gb-repro", bug, eager="raises"), fake_python).passed
+    fine = f"def fn():\n    {BREAK.format('0025')}\nfn()\n"
+    result = run_one(block("gb-repro", fine, eager="raises"), fake_python)
+    assert not result.passed
+    assert "runs without error in plain eager PyTorch, but the fence says eager=raises" in (
+        result.summary
+    )
+
+
 def test_compile_option_names_the_callable(fake_python: str) -> None:
     code = "class M:\n    def __call__(self):\n        return 1\nmodel = M()\nmodel()\n"
-    assert examples.run(block("gb-fix", code, compile_name="model"), fake_python, 60).passed
+    assert run_one(block("gb-fix", code, compile_name="model"), fake_python).passed
 
 
-def test_timeout(fake_python: str) -> None:
-    result = examples.run(
-        block("gb-fix", "import time\ndef fn():\n    time.sleep(30)\nfn()\n"),
+@pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh"])
+def test_timeout(fake_python: str, fresh: bool) -> None:
+    started = time.monotonic()
+    [slow, quick] = runner.run_all(
+        [
+            block("gb-fix", "import time\ndef fn():\n    time.sleep(30)\nfn()\n"),
+            block("gb-fix", "def fn():\n    return 1\nfn()\n"),
+        ],
         fake_python,
+        2,
         timeout=2,
+        fresh=fresh,
     )
-    assert not result.passed and result.summary == "did not finish within 2 s"
+    assert not slow.passed and slow.summary == "did not finish within 2 s"
+    assert quick.passed
+    assert time.monotonic() - started < 20
+
+
+def test_every_block_runs_in_a_process_of_its_own(fake_python: str) -> None:
+    """What one example leaves in its process (a module attribute, the environment, a file in
+    its folder) is gone for the next, although the forked runs share one warm server."""
+    leak = (
+        "import os, torch\n"
+        "assert not hasattr(torch, 'leaked') and 'LEAKED' not in os.environ\n"
+        "assert not os.path.exists('left.txt')\n"
+        "torch.leaked = os.environ['LEAKED'] = '1'\n"
+        "open('left.txt', 'w').close()\n"
+        "def fn():\n    return os.getpid()\n"
+        "fn()\n"
+    )
+    results = runner.run_all([block("gb-fix", leak) for _ in range(6)], fake_python, 2, 60)
+    assert all(r.passed for r in results), [r.details for r in results]
+
+
+def test_a_crashing_example_is_reported_and_the_others_run(fake_python: str) -> None:
+    crash = "import os\ndef fn():\n    os._exit(3)\nfn()\n"
+    ok = "def fn():\n    return 1\nfn()\n"
+    crashed, fine = runner.run_all(
+        [block("gb-fix", crash), block("gb-fix", ok)], fake_python, 2, 60
+    )
+    assert not crashed.passed and crashed.summary == "the interpreter died (exit 3)"
+    assert fine.passed
+
+
+def test_blocks_that_need_what_the_checker_lacks_are_not_run(
+    project: Project, fake_python: str
+) -> None:
+    page(
+        project,
+        "GB0025",
+        """
+        ```yaml gb-status
+        status: environment
+        needs: cuda
+        source: torch/_dynamo/variables/builtin.py
+        function: BuiltinVariable.call_function
+        reason: Only a CUDA tensor takes this path.
+        ```
+
+        ```python gb-repro needs=cuda
+        raise SystemExit("never run")
+        ```
+        """,
+    )
+    result = project.run("check", "--examples", "GB0025", "--python", fake_python)
+    assert "0 blocks" in result.out
 
 
 @pytest.mark.parametrize(
@@ -149,6 +232,12 @@ def test_timeout(fake_python: str) -> None:
             "python gb-fix compile=model backend=inductor",
             examples.Annotation("gb-fix", "model", "inductor"),
         ),
+        ("python gb-repro needs=cuda", examples.Annotation("gb-repro", needs="cuda")),
+        (
+            "python gb-fix needs=package:triton",
+            examples.Annotation("gb-fix", needs="package:triton"),
+        ),
+        ("python gb-repro eager=raises", examples.Annotation("gb-repro", eager="raises")),
     ],
 )
 def test_info_strings(info: str, expected: object) -> None:
@@ -163,6 +252,9 @@ def test_info_strings(info: str, expected: object) -> None:
         "python gb-fix fullgraph=False",
         "python gb-repro gb-fix",
         "python gb-fix compile=a.b(c)",
+        "python gb-repro needs=gpu",
+        "python gb-fix eager=raises",
+        "python gb-repro eager=passes",
     ],
 )
 def test_bad_info_strings(info: str) -> None:
@@ -224,7 +316,7 @@ def test_check_examples_reports_and_records(project: Project, fake_python: str) 
         r"\(expected GB0029\)",
         result.out,
     )
-    assert "2 passed, 1 failed (torch 0.0.fake)" in result.out
+    assert "2 passed, 1 failed (torch 0.0.fake," in result.out
     record_file = project.root / "docs" / "verified-examples.yaml"
     record = examples.read_record(record_file)
     digests = {b.digest for b in examples.blocks_of("GB0025", docs.read(good))}
@@ -352,3 +444,35 @@ def test_malformed_record_is_a_clear_error(project: Project) -> None:
     result = project.run("build")
     assert result.code == 2
     assert "verified-examples.yaml: not a record of verified examples" in result.err
+
+
+def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python: str) -> None:
+    path = page(
+        project,
+        "GB0025",
+        f"```python gb-repro\ndef fn():\n    {BREAK.format('0025')}\nfn()\n```\n\n"
+        "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n",
+    )
+    args = ("check", "--examples", "GB0025", "--python", fake_python, "--changed")
+    first = project.run(*args)
+    assert first.code == 0 and "check --examples: 2 blocks" in first.out
+    again = project.run(*args)
+    assert again.code == 0 and "check --examples: 0 blocks" in again.out
+    path.write_text(path.read_text().replace("return 1", "return 2"))
+    edited = project.run(*args)
+    assert "check --examples: 1 blocks" in edited.out and "1 passed, 0 failed" in edited.out
+    record = examples.read_record(project.root / "docs" / "verified-examples.yaml")
+    assert len([v for v in record.values() if v == "0.0.fake"]) >= 3  # old fix kept, new added
+
+
+def test_json_output(project: Project, fake_python: str) -> None:
+    page(project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x\nfn(1)\n```\n")
+    result = project.run(
+        "check", "--examples", "GB0029", "--python", fake_python, "--format", "json"
+    )
+    assert result.code == 1
+    report = json.loads(result.out)
+    assert report["ok"] is False and report["torch"] == "0.0.fake"
+    [run] = report["results"]
+    assert run["id"] == "GB0029" and run["kind"] == "gb-repro" and run["passed"] is False
+    assert report["problems"][0]["message"].startswith("gb-repro ran without a graph break")

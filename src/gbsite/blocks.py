@@ -46,10 +46,15 @@ class ExampleCaptions:
 
         from gbsite import examples
 
+        if "gb-status" in fence.info.split():
+            return (
+                "The page's state, for <code>gbsite coverage</code>: no example was run "
+                "here, for the reason given"
+            )
         try:
             a = examples.parse_info(fence.info)
         except ValueError:
-            return None  # `gbsite check --examples` reports the bad info string
+            return None  # `gbsite check` reports the bad info string
         if a is None:
             return None
         call = f"<code>torch.compile({escape(a.compile_name)}, fullgraph=True)</code>"
@@ -59,7 +64,14 @@ class ExampleCaptions:
             what = f"Fix: runs without a graph break with {call}"
         if a.backend != examples.DEFAULT_BACKEND:
             what += f", backend <code>{escape(a.backend)}</code>"
-        torch = self.verified.get(examples.digest(a.kind, a.compile_name, a.backend, fence.code))
+        if a.eager == examples.EAGER_RAISES:
+            what += "; this code fails without torch.compile too"
+        if a.needs:
+            needs = escape(examples.needs_label(a.needs))
+            return f'{what} · <span class="unverified">needs {needs}: shown, not run</span>'
+        torch = self.verified.get(
+            examples.digest(a.kind, a.compile_name, a.backend, fence.code, a.eager)
+        )
         status = (
             f'<span class="verified">verified with torch {escape(torch)}</span>'
             if torch

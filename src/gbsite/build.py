@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from gbsite.fsutil import ReadBytes
     from gbsite.model import Registry
     from gbsite.search import SearchEntry
-    from gbsite.site import EntryPage, SiteModel
+    from gbsite.site import EntryPage, Examples, SiteModel
     from gbsite.views import EntryView
 
 ASSETS = "assets"
@@ -102,6 +102,18 @@ class Inputs:
 
     registry: Registry
     docs: dict[str, Doc]
+    examples: Examples  # each page's examples and status block, and the record of runs
+
+
+def read_examples(cfg: Config, registry: Registry, docs: dict[str, Doc]) -> Examples:
+    """Every page's annotated blocks and status block (a malformed one stops the build, with
+    its file and line), and the record of verified blocks."""
+    from gbsite import coverage, examples
+    from gbsite.site import Examples
+
+    record = examples.read_record(cfg.verified_file)
+    pages = coverage.read_pages(docs, registry.entries)
+    return Examples(pages, record, coverage.default_release(registry, record))
 
 
 def read_doc(path: Path, read: ReadBytes = Path.read_bytes) -> Doc:
@@ -412,7 +424,8 @@ class Builder:
 
         with report.phase("load"):
             reg = registry.load(self.cfg.registry_dir, read=snapshot.read)
-            inputs = Inputs(reg, load_docs(self.cfg, snapshot, reg.entries, report))
+            docs = load_docs(self.cfg, snapshot, reg.entries, report)
+            inputs = Inputs(reg, docs, read_examples(self.cfg, reg, docs))
         with report.phase("model"):
             model = self._model(inputs)
         with report.phase("templates"):
@@ -440,10 +453,18 @@ class Builder:
                     docs.pop(gb_id, None)
                 changed.add(gb_id)
         with report.phase("model"):
-            inputs = Inputs(self.inputs.registry, docs)
+            from gbsite import coverage
+            from gbsite.site import Examples
+
+            # Only the edited pages are read again: the others' examples have not changed.
+            old = self.inputs.examples
+            edited = {gb_id: doc for gb_id, doc in docs.items() if gb_id in changed}
+            read = coverage.read_pages(edited, self.inputs.registry.entries)
+            kept = {i: page for i, page in old.pages.items() if i not in changed}
+            examples = Examples({**kept, **read}, old.record, old.release)
+            inputs = Inputs(self.inputs.registry, docs, examples)
             model = self._model(inputs, self.model.views)
         with report.phase("blocks"):
-            edited = {gb_id: doc for gb_id, doc in docs.items() if gb_id in changed}
             fresh = render_docs(self.cfg, edited, self.inputs.registry.entries)
             self.renderer.blocks = self.renderer.blocks.replaced(fresh.pages, changed)
         with report.phase("render"):
@@ -472,7 +493,7 @@ class Builder:
         from gbsite.views import entry_views
 
         views = views if views is not None else entry_views(inputs.registry)
-        return site.model(self.cfg, inputs.registry, views, inputs.docs)
+        return site.model(self.cfg, inputs.registry, views, inputs.docs, inputs.examples)
 
     def _write(self, files: dict[str, bytes]) -> int:
         """Write changed files in place, each atomically (serve's incremental rebuilds)."""

@@ -7,13 +7,20 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+import textwrap
+import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from gbsite import config as config_mod
 from gbsite import version
-from gbsite.errors import GbsiteError
+from gbsite.errors import GbsiteError, Problem, display_path
+
+if TYPE_CHECKING:
+    from gbsite import coverage as coverage_mod
+    from gbsite import docs as docs_mod
+    from gbsite.model import Registry
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -94,7 +101,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return check_examples(args, cfg)
     reg = registry.load(cfg.registry_dir)
     result = sync.plan(cfg, reg)
-    problems = sync.check_problems(cfg, result)
+    problems = sync.check_problems(cfg, result) + _page_problems(result.blocks, reg.entries)
     if args.format == "github":
         # GitHub Actions workflow commands: each problem is annotated on its line in the PR.
         for problem in problems:
@@ -122,36 +129,64 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if problems else EXIT_OK
 
 
-def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
-    from gbsite import docs, examples, registry
-    from gbsite.errors import Problem
+def _page_problems(pages: dict[str, docs_mod.Doc], known: Iterable[str]) -> list[Problem]:
+    """Annotated blocks and status blocks that contradict each other or are malformed."""
+    from gbsite import coverage
 
-    reg = registry.load(cfg.registry_dir)
+    try:
+        coverage.read_pages(pages, known)
+    except GbsiteError as exc:
+        return exc.problems
+    return []
+
+
+def _pages(cfg: config_mod.Config, reg: Registry) -> dict[str, coverage_mod.Page]:
+    """Every docs file's blocks and status block; any problem in any page raises."""
+    from gbsite import coverage, docs
+
     files, _ = docs.scan(cfg.docs_dir)
-    wanted = {i.upper() for i in args.ids}
-    unknown = sorted(wanted - set(reg.entries))
-    if unknown:
-        raise GbsiteError(f"not in the registry: {', '.join(unknown)}")
-    blocks: list[examples.Block] = []
+    read: dict[str, docs_mod.Doc] = {}
     problems: list[Problem] = []
     for gb_id, path in files.items():
-        if gb_id in reg.entries and (not wanted or gb_id in wanted):
+        if gb_id in reg.entries:
             try:
-                blocks += examples.blocks_of(gb_id, docs.read(path, outside=False))
+                read[gb_id] = docs.read(path, outside=False)
             except GbsiteError as exc:
                 problems += exc.problems
     if problems:
         raise GbsiteError(problems)
-    if not blocks:
-        print("check --examples: no gb-repro or gb-fix blocks to run")
-        return EXIT_OK
+    return coverage.read_pages(read, reg.entries)
+
+
+def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    import json
+
+    from gbsite import coverage, examples, registry, runner
+
+    reg = registry.load(cfg.registry_dir)
+    wanted = {i.upper() for i in args.ids}
+    unknown = sorted(wanted - set(reg.entries))
+    if unknown:
+        raise GbsiteError(f"not in the registry: {', '.join(unknown)}")
+    pages = {
+        gb_id: page for gb_id, page in _pages(cfg, reg).items() if not wanted or gb_id in wanted
+    }
     python = args.python or examples.default_python()
-    version = examples.torch_version(python)
-    print(
-        f"check --examples: {len(blocks)} blocks, each in a fresh interpreter with torch "
-        f"{version}, {args.jobs} at a time",
-        flush=True,
-    )
+    version, folder = examples.torch_info(python)
+    blocks = [b for page in pages.values() for b in page.blocks if b.runnable]
+    if args.changed:  # only what has no record for this torch yet
+        record = examples.read_record(cfg.verified_file)
+        blocks = [b for b in blocks if record.get(b.digest) != version]
+    problems = coverage.torch_problems(pages, reg, coverage.TorchSource(folder), version)
+    quiet = args.format == "json"
+    fork = not args.fresh and runner.can_fork()
+    if not quiet:
+        how = "forked from one warm interpreter" if fork else "each in a fresh interpreter"
+        print(
+            f"check --examples: {len(blocks)} blocks with torch {version}, {how}, "
+            f"{args.jobs} at a time",
+            flush=True,
+        )
 
     def progress(r: examples.Result) -> None:
         print(
@@ -160,25 +195,112 @@ def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
             flush=True,
         )
 
-    results = examples.run_all(blocks, python, args.jobs, args.timeout, progress)
-    record = cfg.verified_file
-    examples.write_record(record, results, wanted or None)
+    started = time.monotonic()
+    results = (
+        runner.run_all(
+            blocks, python, args.jobs, args.timeout, None if quiet else progress, fresh=not fork
+        )
+        if blocks
+        else []
+    )
+    seconds = time.monotonic() - started
+    record_file = cfg.verified_file
+    # A partial run keeps the entries of the pages and blocks it did not run.
+    examples.write_record(record_file, results, wanted or None, keep_digests=args.changed)
     failed = sorted(
         (r for r in results if not r.passed), key=lambda r: (str(r.block.path), r.block.line)
     )
-    for r in failed:
-        problem = Problem(f"{r.block.kind} {r.summary}", r.block.path, r.block.line)
+    problems += [Problem(f"{r.block.kind} {r.summary}", r.block.path, r.block.line) for r in failed]
+    details: dict[tuple[Path, int | None], str] = {
+        (r.block.path, r.block.line): r.details for r in failed
+    }
+    if quiet:
+        report = {
+            "ok": not problems,
+            "torch": version,
+            "seconds": round(seconds, 2),
+            "results": [
+                {
+                    "id": r.block.gb_id,
+                    "kind": r.block.kind,
+                    "path": display_path(r.block.path),
+                    "line": r.block.line,
+                    "passed": r.passed,
+                    "summary": r.summary,
+                    "seconds": round(r.seconds, 2),
+                }
+                for r in results
+            ],
+            "problems": [p.as_dict() for p in problems],
+        }
+        print(json.dumps(report, indent=2))
+        return EXIT_PROBLEMS if problems else EXIT_OK
+    for problem in problems:
         if args.format == "github":
             print(problem.github())
-        else:
-            print(problem)
-            if r.details.strip():
-                print("    " + r.details.strip().replace("\n", "\n    "))
+            continue
+        print(problem)
+        detail = details.get((problem.path, problem.line), "") if problem.path else ""
+        if detail.strip():
+            print("    " + detail.strip().replace("\n", "\n    "))
+    rate = f", {len(results) / seconds:.1f} blocks/s" if results and seconds > 0 else ""
     print(
         f"check --examples: {len(results) - len(failed)} passed, {len(failed)} failed "
-        f"(torch {version}); verified blocks recorded in {record.relative_to(cfg.root)}"
+        f"(torch {version}, {seconds:.0f} s{rate}); status blocks: "
+        f"{len(problems) - len(failed)} problem(s); verified blocks recorded in "
+        f"{record_file.relative_to(cfg.root)}"
     )
-    return EXIT_PROBLEMS if failed else EXIT_OK
+    return EXIT_PROBLEMS if problems else EXIT_OK
+
+
+def cmd_coverage(args: argparse.Namespace) -> int:
+    import json
+
+    from gbsite import coverage, examples, registry
+
+    cfg = _config(args)
+    reg = registry.load(cfg.registry_dir)
+    record = examples.read_record(cfg.verified_file)
+    release = args.release or coverage.default_release(reg, record)
+    if release not in reg.labels:
+        raise GbsiteError(f"release {release} was not imported (imported: {', '.join(reg.labels)})")
+    states = coverage.coverage(reg, _pages(cfg, reg), record, release)
+    counts = coverage.counts(states)
+    if args.format == "json":
+        print(
+            json.dumps(
+                {
+                    "release": release,
+                    "total": len(states),
+                    "counts": counts,
+                    "ids": [s.as_dict() for s in states],
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(f"coverage of the {len(states)} ids of torch {release}:")
+        for state in coverage.STATES:
+            ids = [s.id for s in states if s.status == state]
+            share = 100 * len(ids) / len(states) if states else 0
+            print(f"  {state:<12} {len(ids):>4}  {share:5.1f}%")
+        for state in coverage.STATES:
+            ids = [s.id for s in states if s.status == state]
+            if ids and (args.list or state != "none"):
+                print(f"\n{state}:")
+                print(
+                    textwrap.fill(
+                        " ".join(ids), width=100, initial_indent="  ", subsequent_indent="  "
+                    )
+                )
+    if args.min_verified is not None and counts["verified"] < args.min_verified:
+        print(
+            f"coverage: {counts['verified']} verified, fewer than --min-verified "
+            f"{args.min_verified}",
+            file=sys.stderr,
+        )
+        return EXIT_PROBLEMS
+    return EXIT_OK
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -366,6 +488,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --examples: seconds one example may take (180)",
     )
     p.add_argument(
+        "--changed",
+        action="store_true",
+        help="with --examples: only the blocks with no record for the installed torch yet",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="with --examples: a fresh interpreter per block instead of forking a warm one "
+        "(slower; the default where fork is missing)",
+    )
+    p.add_argument(
         "--format",
         choices=["text", "json", "github"],
         default="text",
@@ -430,6 +563,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=10, help="at most this many matches (10)")
     p.add_argument("--json", action="store_true", help="print JSON for tools")
     p.set_defaults(handler=cmd_lookup)
+
+    p = sub.add_parser(
+        "coverage",
+        help="how many ids have a verified example, by state",
+        description="The state of every id of a release, derived from its page: verified (a "
+        "gb-repro and a gb-fix recorded as passing), environment, internal or unraised (declared "
+        "by a status block), or none. Exit 1 when --min-verified is not met.",
+    )
+    p.add_argument(
+        "--release",
+        help="release label (default: the newest one that examples were run against)",
+    )
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+    p.add_argument("--list", action="store_true", help="also list the ids with nothing yet")
+    p.add_argument(
+        "--min-verified",
+        type=int,
+        metavar="N",
+        help="exit 1 when fewer than N ids are verified (for CI)",
+    )
+    p.set_defaults(handler=cmd_coverage)
 
     for register in _EXTRA_COMMANDS:
         register(sub)

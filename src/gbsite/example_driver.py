@@ -1,18 +1,28 @@
-"""Runs one annotated example in a fresh interpreter: `python example_driver.py PROGRAM RESULT
-NAME BACKEND`. Standard library and torch only: it runs under whatever Python has torch, which
-need not have gbsite installed.
+"""Runs annotated examples. Standard library and torch only: it runs under whatever Python has
+torch, which need not have gbsite installed. Two modes:
 
-The program's top-level statements run one by one in one namespace. Right after the statement
-that binds NAME, NAME is rebound to `torch.compile(NAME, fullgraph=True, backend=BACKEND)`, so
-any graph break in it becomes an error. The outcome goes to RESULT as JSON, so that what the
-program itself prints can be judged separately.
+    python example_driver.py PROGRAM RESULT NAME BACKEND MODE
+        runs one program in this fresh interpreter (the portable way, and the fallback)
+    python example_driver.py --serve
+        a fork server (Linux, macOS): imports torch once, warms Dynamo up, then reads one job
+        per line on stdin (JSON) and runs each in a forked child of its own, so a block costs a
+        fork instead of a fresh `import torch`; one line per finished job goes to stdout
+
+A program's top-level statements run one by one in one namespace. In MODE `compiled`, right
+after the statement that binds NAME, NAME is rebound to `torch.compile(NAME, fullgraph=True,
+backend=BACKEND)`, so any graph break in it becomes an error; in MODE `eager` nothing is
+compiled (a repro must run to the end in plain PyTorch). The outcome goes to RESULT as JSON, so
+that what the program itself prints can be judged separately.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
+import os
 import sys
+import time
 import traceback
 from typing import Any
 
@@ -50,8 +60,8 @@ def chain(error: BaseException) -> list[str]:
     return out
 
 
-def main() -> None:
-    program, result_path, name, backend = sys.argv[1:5]
+def execute(program: str, name: str, backend: str, compiled: bool) -> dict[str, Any]:
+    """Run the program; what happened, as the JSON-able outcome gbsite judges."""
     result: dict[str, Any] = {
         "bound": False,
         "status": None,
@@ -70,12 +80,13 @@ def main() -> None:
                 code = compile(ast.Module(body=[statement], type_ignores=[]), "<example>", "exec")
                 exec(code, namespace)  # running the example is the point
                 if not result["bound"] and binds(statement, name):
-                    import torch
-
-                    namespace[name] = torch.compile(
-                        namespace[name], fullgraph=True, backend=backend
-                    )
                     result["bound"] = True
+                    if compiled:
+                        import torch
+
+                        namespace[name] = torch.compile(
+                            namespace[name], fullgraph=True, backend=backend
+                        )
             result["status"] = "completed"
         except BaseException as error:  # every outcome is reported
             result["status"] = "raised"
@@ -96,9 +107,152 @@ def main() -> None:
     except BaseException:  # the program could not even be parsed
         result["status"] = "driver-error"
         result["message"] = traceback.format_exc()
-    with open(result_path, "w", encoding="utf-8") as out:  # noqa: PTH123
+    return result
+
+
+def write_result(path: str, result: dict[str, Any]) -> None:
+    with open(path, "w", encoding="utf-8") as out:  # noqa: PTH123
         json.dump(result, out)
 
 
+def main() -> None:
+    program, result_path, name, backend, mode = sys.argv[1:6]
+    write_result(result_path, execute(program, name, backend, mode == "compiled"))
+
+
+# ---- the fork server ---------------------------------------------------------------------------
+
+
+def warm_up() -> None:
+    """Pay Dynamo's first-use imports once, in the server, instead of once per block."""
+    import torch
+
+    # OpenMP's thread pool does not survive a fork: the server and its children use one thread.
+    torch.set_num_threads(1)
+
+    class Warm(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = torch.nn.Linear(4, 4)
+
+        def forward(self, x: Any) -> Any:
+            return torch.relu(self.linear(x)).sum()
+
+    torch.compile(Warm(), fullgraph=True, backend="eager")(torch.randn(2, 4))
+
+    def breaks(x: Any) -> Any:
+        print(end="")  # a graph break: loads the registry and the error formatting
+        return x + 1
+
+    with contextlib.suppress(Exception):  # the break is the point
+        torch.compile(breaks, fullgraph=True, backend="eager")(torch.randn(2))
+    torch._dynamo.reset()
+
+
+def child(job: dict[str, Any]) -> None:
+    """In the forked child: the job's own folder, files for its output, fresh Dynamo state."""
+    os.setpgid(0, 0)  # a timeout kills the whole group, with anything the example started
+    os.chdir(job["cwd"])
+    for fd, name in ((0, os.devnull), (1, job["stdout"]), (2, job["stderr"])):
+        flags = os.O_RDONLY if fd == 0 else os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        target = os.open(name, flags, 0o644)
+        os.dup2(target, fd)
+        os.close(target)
+    sys.argv = [job["program"]]
+    import random
+
+    random.seed()  # as a fresh interpreter would be: not the server's state
+    try:
+        import torch
+
+        torch.seed()
+        torch._dynamo.reset()
+        from torch._dynamo.utils import counters
+
+        counters.clear()
+    except Exception:  # a stand-in torch without Dynamo
+        pass
+    result = execute(job["program"], job["name"], job["backend"], job["mode"] == "compiled")
+    write_result(job["result"], result)
+    sys.stdout.flush()
+    sys.stderr.flush()
+
+
+def serve() -> None:
+    import selectors
+    import signal
+
+    try:
+        warm_up()
+        import torch
+
+        version = torch.__version__
+    except Exception:  # a stand-in torch, or no torch: gbsite reports the latter itself
+        version = None
+    out = sys.stdout
+    print(json.dumps({"ready": True, "torch": version}), file=out, flush=True)
+    selector = selectors.DefaultSelector()
+    selector.register(0, selectors.EVENT_READ, None)
+    running: dict[int, tuple[dict[str, Any], float, int | None]] = {}  # pid -> job, deadline, fd
+    stdin_open = True
+    pending = b""  # jobs arrive as lines; a read may hold several, or part of one
+
+    def finished(pid: int, status: int, timed_out: bool) -> None:
+        job, _, fd = running.pop(pid)
+        if fd is not None:
+            selector.unregister(fd)
+            os.close(fd)
+        report = {"key": job["key"], "exit": os.waitstatus_to_exitcode(status)}
+        if timed_out:
+            report["timeout"] = True
+        print(json.dumps(report), file=out, flush=True)
+
+    while stdin_open or running:
+        now = time.monotonic()
+        wait = min((deadline for _, deadline, _ in running.values()), default=now + 1.0) - now
+        # Without pidfds (macOS) a child's end is noticed by polling.
+        if any(fd is None for _, _, fd in running.values()):
+            wait = min(wait, 0.02)
+        for key, _ in selector.select(timeout=max(0.0, wait)):
+            if key.data is not None:
+                continue  # a child ended: reaped below
+            chunk = os.read(0, 1 << 16)
+            if not chunk:
+                stdin_open = False
+                selector.unregister(0)
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                job = json.loads(line)
+                pid = os.fork()
+                if pid == 0:  # the child never returns into the server loop
+                    code = 0
+                    try:
+                        child(job)
+                    except BaseException:
+                        code = 70
+                    os._exit(code)
+                try:
+                    fd: int | None = os.pidfd_open(pid)
+                except (AttributeError, OSError):
+                    fd = None
+                if fd is not None:
+                    selector.register(fd, selectors.EVENT_READ, pid)
+                running[pid] = (job, time.monotonic() + float(job["timeout"]), fd)
+        for pid in list(running):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                finished(pid, status, False)
+            elif running[pid][1] <= time.monotonic():
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:  # not yet a group leader
+                    os.kill(pid, signal.SIGKILL)
+                _, status = os.waitpid(pid, 0)
+                finished(pid, status, True)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--serve"]:
+        serve()
+    else:
+        main()

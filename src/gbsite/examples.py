@@ -1,30 +1,29 @@
-"""`gbsite check --examples`: run the annotated code blocks of docs/gb/ against real PyTorch.
+"""`gbsite check --examples`: the annotated code blocks of docs/gb/, judged against PyTorch.
 
 In an Additional Information block, a fenced block whose info string is
 
-    python gb-repro [compile=NAME] [backend=BACKEND]
-    python gb-fix   [compile=NAME] [backend=BACKEND]
+    python gb-repro [compile=NAME] [backend=BACKEND] [needs=WHAT] [eager=raises]
+    python gb-fix   [compile=NAME] [backend=BACKEND] [needs=WHAT]
 
-is a complete program. It runs in a fresh interpreter (example_driver.py), where the callable
-bound to NAME (default `fn`) is compiled with `torch.compile(fullgraph=True, backend=BACKEND)`
-(default eager) right after it is bound. A gb-repro passes when the program fails with a graph
-break linking to its page's id; a gb-fix passes when it runs to the end, so without any graph
-break, having called NAME. Plain ```python blocks are only shown. Blocks that pass are recorded,
-with the torch version, in docs/verified-examples.yaml, which the site reads.
+is a complete program. It runs in a process of its own (runner.py), where the callable bound to
+NAME (default `fn`) is compiled with `torch.compile(fullgraph=True, backend=BACKEND)` (default
+eager) right after it is bound. A gb-repro passes when the program fails with a graph break
+linking to its page's id, and runs to the end without torch.compile (unless `eager=raises`
+says that it fails in plain PyTorch too); a gb-fix passes when it runs to the end, so without
+any graph break, having called NAME. A block with `needs=` (cuda, distributed, package:NAME) is
+shown and never run. Plain ```python blocks are only shown. Blocks that pass are recorded, with
+the torch version, in docs/verified-examples.yaml, which the site reads.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import re
 import sys
-import tempfile
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gbsite import yamlio
 from gbsite.docs import Doc
@@ -32,17 +31,28 @@ from gbsite.errors import GbsiteError, Problem
 from gbsite.fsutil import write_if_changed
 
 KINDS = ("gb-repro", "gb-fix")
-_OPTION = re.compile(r"(compile|backend)=([A-Za-z_][\w.]*)")
-_FIELDS = {"compile": "compile_name", "backend": "backend"}  # option -> Annotation field
+_OPTION = re.compile(r"(compile|backend|needs|eager)=([A-Za-z_][\w.:-]*)")
+# option -> Annotation field
+_FIELDS = {"compile": "compile_name", "backend": "backend", "needs": "needs", "eager": "eager"}
 DEFAULT_BACKEND = "eager"  # Dynamo traces and the graph runs uncompiled: no Inductor time
+# What a block may need that the checker does not have: such a block is shown, never run.
+NEEDS = {"cuda": "a CUDA device", "distributed": "several processes (torch.distributed)"}
+EAGER_RAISES = "raises"  # eager=raises: the repro's code fails in plain PyTorch too, on purpose
 _URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
-DRIVER = Path(__file__).with_name("example_driver.py")
-QUIET_ENV = ("TORCH_LOGS", "TORCHDYNAMO_VERBOSE", "TORCH_COMPILE_DEBUG", "TORCHDYNAMO_DISABLE")
 
 
-def digest(kind: str, compile_name: str, backend: str, code: str) -> str:
+def needs_label(needs: str) -> str:
+    """`cuda` -> `a CUDA device`; `package:triton` -> `the triton package`."""
+    if needs.startswith("package:"):
+        return f"the {needs.removeprefix('package:')} package"
+    return NEEDS[needs]
+
+
+def digest(kind: str, compile_name: str, backend: str, code: str, eager: str = "") -> str:
     """Identifies a block's content: a record is valid only for this exact code and options."""
     key = f"{kind}\0{compile_name}\0{backend}\0{code}"
+    if eager:  # only then, so that the records of blocks without the option stay valid
+        key += f"\0eager={eager}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
@@ -53,6 +63,8 @@ class Annotation:
     kind: str  # gb-repro or gb-fix
     compile_name: str = "fn"
     backend: str = DEFAULT_BACKEND
+    needs: str = ""  # cuda, distributed or package:NAME: shown, not run
+    eager: str = ""  # "raises": a repro whose code fails in plain PyTorch as well
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,14 +76,34 @@ class Block:
     code: str
     compile_name: str
     backend: str
+    needs: str = ""
+    eager: str = ""
 
     @property
     def digest(self) -> str:
-        return digest(self.kind, self.compile_name, self.backend, self.code)
+        return digest(self.kind, self.compile_name, self.backend, self.code, self.eager)
+
+    @property
+    def runnable(self) -> bool:
+        return not self.needs
 
     @property
     def where(self) -> Problem:
         return Problem("", self.path, self.line)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one run of a program left: the driver's report and what the program printed."""
+
+    data: dict[str, Any]  # example_driver.execute's result; {} when the process failed
+    stdout: str
+    stderr: str
+    failure: str = ""  # set when the process itself failed (timeout, crash)
+
+    @classmethod
+    def failed(cls, failure: str, stdout: str, stderr: str) -> Outcome:
+        return cls({}, stdout, stderr, failure)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,46 +131,90 @@ def parse_info(info: str) -> Annotation | None:
     for word in words[2:]:
         match = _OPTION.fullmatch(word)
         if match is None:
-            raise ValueError(f"unknown option `{word}` (use compile=NAME or backend=NAME)")
-        options[_FIELDS[match.group(1)]] = match.group(2)
+            raise ValueError(
+                f"unknown option `{word}` (use compile=NAME, backend=NAME, "
+                "needs=cuda|distributed|package:NAME or eager=raises)"
+            )
+        key, value = match.groups()
+        if key == "needs" and value not in NEEDS and not re.fullmatch(r"package:[\w.-]+", value):
+            raise ValueError(f"`needs={value}`: a block needs cuda, distributed or package:NAME")
+        if key == "eager" and (value != EAGER_RAISES or words[1] != "gb-repro"):
+            raise ValueError("`eager=raises` is the only eager option, and only for a gb-repro")
+        options[_FIELDS[key]] = value
     return Annotation(words[1], **options)
 
 
 def blocks_of(gb_id: str, doc: Doc) -> list[Block]:
     """The annotated blocks of a docs file, found as GitHub's Markdown finds fences."""
-    from markdown_it import MarkdownIt
-
     found: list[Block] = []
     problems: list[Problem] = []
-    for token in MarkdownIt("commonmark").parse(doc.block):
-        if token.type != "fence" or token.map is None:
-            continue
-        line = doc.block_line_of(0) + token.map[0]
+    for fence, line in fences(doc):
         try:
-            a = parse_info(token.info)
+            a = parse_info(fence.info)
         except ValueError as exc:
             problems.append(Problem(str(exc), doc.path, line))
             continue
         if a is not None:
             found.append(
-                Block(gb_id, doc.path, line, a.kind, token.content, a.compile_name, a.backend)
+                Block(
+                    gb_id,
+                    doc.path,
+                    line,
+                    a.kind,
+                    fence.content,
+                    a.compile_name,
+                    a.backend,
+                    a.needs,
+                    a.eager,
+                )
             )
     if problems:
         raise GbsiteError(problems)
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class FoundFence:
+    info: str
+    content: str
+
+
+def fences(doc: Doc) -> list[tuple[FoundFence, int]]:
+    """Every fenced block of a docs file's block, with the file line of its opening fence."""
+    if "```" not in doc.block and "~~~" not in doc.block:
+        return []  # most blocks: no need for the parser
+    from markdown_it import MarkdownIt
+
+    return [
+        (FoundFence(token.info, token.content), doc.block_line_of(0) + token.map[0])
+        for token in MarkdownIt("commonmark").parse(doc.block)
+        if token.type == "fence" and token.map is not None
+    ]
+
+
 def torch_version(python: str) -> str:
     """The torch the examples will run with; no torch is an error the user can fix."""
+    return torch_info(python)[0]
+
+
+def torch_info(python: str) -> tuple[str, Path]:
+    """Version and package folder of the torch that `python` imports, without importing it."""
     import subprocess  # here, not above: a build reads the record but never runs examples
 
+    probe = (
+        "import importlib.util, os\n"
+        "spec = importlib.util.find_spec('torch')\n"
+        "if spec is None or spec.origin is None: raise SystemExit(1)\n"
+        "import importlib.metadata\n"
+        "site = os.path.dirname(os.path.dirname(spec.origin))\n"
+        "found = list(importlib.metadata.distributions(name='torch', path=[site]))\n"
+        "if found: version = found[0].version\n"
+        "else:  # no package metadata beside it: ask the module (slower)\n"
+        "    import torch; version = torch.__version__\n"
+        "print(version); print(os.path.dirname(spec.origin))\n"
+    )
     try:
-        proc = subprocess.run(
-            [python, "-c", "import torch; print(torch.__version__)"],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        proc = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=300)
     except OSError as exc:
         raise GbsiteError(f"cannot run {python}: {exc.strerror}") from None
     if proc.returncode != 0:
@@ -147,71 +223,25 @@ def torch_version(python: str) -> str:
             "`pip install 'gbsite[examples]'` (torch 2.13.0), or name a Python that has it "
             "with --python"
         )
-    return proc.stdout.strip()
+    version, folder = proc.stdout.strip().split("\n")[-2:]
+    return version, Path(folder)
 
 
-def run(block: Block, python: str, timeout: float) -> Result:
-    import subprocess
-
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="gbsite-example-") as tmp:
-        program, result_file = Path(tmp, "example.py"), Path(tmp, "result.json")
-        program.write_text(block.code, encoding="utf-8")
-        env = {k: v for k, v in os.environ.items() if k not in QUIET_ENV}
-        env.update(PYTHONHASHSEED="0", CUDA_VISIBLE_DEVICES="")  # CPU, reproducible
-        try:
-            proc = subprocess.run(
-                [
-                    python,
-                    str(DRIVER),
-                    str(program),
-                    str(result_file),
-                    block.compile_name,
-                    block.backend,
-                ],
-                cwd=tmp,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return Result(
-                block,
-                False,
-                f"did not finish within {timeout:.0f} s",
-                "",
-                time.monotonic() - started,
-                None,
-            )
-        seconds = time.monotonic() - started
-        if not result_file.exists():
-            return Result(
-                block,
-                False,
-                f"the interpreter died (exit {proc.returncode})",
-                proc.stderr[-3000:],
-                seconds,
-                None,
-            )
-        outcome = json.loads(result_file.read_text(encoding="utf-8"))
-    return judge(block, outcome, proc.stdout, proc.stderr, seconds)
-
-
-def judge(
-    block: Block, outcome: dict[str, object], stdout: str, stderr: str, seconds: float
-) -> Result:
-    """Did the program do what its annotation promises?"""
-    message = str(outcome.get("message") or "")
-    chained = "\n".join(str(m) for m in outcome.get("chain") or [])  # type: ignore[attr-defined]
-    ids = sorted({f"GB{n}" for n in _URL_ID.findall(message + "\n" + chained)})
+def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = None) -> Result:
+    """Did the program do what its annotation promises? `eager`: a repro's uncompiled run."""
+    outcome = run.data
     torch = str(outcome["torch"]) if outcome.get("torch") else None
-    name = block.compile_name
-    raised = f"graph break {', '.join(ids)}" if ids else str(outcome["error_type"])  # if any
 
     def fail(summary: str, details: str = "") -> Result:
         return Result(block, False, summary, details, seconds, torch)
+
+    if run.failure:
+        return fail(run.failure, run.stderr)
+    message = str(outcome.get("message") or "")
+    chained = "\n".join(str(m) for m in outcome.get("chain") or [])
+    ids = sorted({f"GB{n}" for n in _URL_ID.findall(message + "\n" + chained)})
+    name = block.compile_name
+    raised = f"graph break {', '.join(ids)}" if ids else str(outcome["error_type"])  # if any
 
     if outcome["status"] == "driver-error":
         return fail("the program could not be run", message)
@@ -220,8 +250,8 @@ def judge(
             f"no top-level statement binds `{name}`, so nothing was compiled "
             "(name another callable with compile=NAME)"
         )
-    if stdout.strip():
-        return fail("the program printed output; examples must be quiet", stdout[-1500:])
+    if run.stdout.strip():
+        return fail("the program printed output; examples must be quiet", run.stdout[-1500:])
     if block.kind == "gb-repro":
         if outcome["status"] != "raised":
             return fail(
@@ -230,34 +260,44 @@ def judge(
             )
         if block.gb_id not in ids:
             return fail(f"raised {raised} instead of {block.gb_id}", message[:1500])
+        if eager is not None:
+            problem = eager_problem(block, eager)
+            if problem:
+                return fail(*problem)
         return Result(block, True, f"breaks with {block.gb_id}", "", seconds, torch)
     if outcome["status"] != "completed":
         return fail(f"raised {raised}; a gb-fix must run without any graph break", message[:1500])
-    if stderr.strip():
-        return fail("the program wrote to stderr; a fix must run cleanly", stderr[-1500:])
+    if run.stderr.strip():
+        return fail("the program wrote to stderr; a fix must run cleanly", run.stderr[-1500:])
     if not outcome.get("graphs"):
         return fail(f"`{name}` was compiled but never called")
     return Result(block, True, "runs without a graph break", "", seconds, torch)
 
 
-def run_all(
-    blocks: list[Block],
-    python: str,
-    jobs: int,
-    timeout: float,
-    progress: Callable[[Result], None] | None = None,
-) -> list[Result]:
-    """Every block in a fresh interpreter, `jobs` at a time (threads wait on processes)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    def one(block: Block) -> Result:
-        result = run(block, python, timeout)
-        if progress is not None:
-            progress(result)
-        return result
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(one, blocks))
+def eager_problem(block: Block, eager: Outcome) -> tuple[str, str] | None:
+    """Why a repro's uncompiled run disqualifies it, if it does: a repro must show a graph
+    break, not a bug that plain PyTorch hits too (unless the fence says eager=raises)."""
+    if eager.failure:
+        return f"without torch.compile: {eager.failure}", eager.stderr
+    data = eager.data
+    if data.get("status") == "driver-error":
+        return None  # the compiled run already reported it
+    if block.eager == EAGER_RAISES:
+        if data.get("status") == "raised":
+            return None
+        return (
+            "runs without error in plain eager PyTorch, but the fence says eager=raises; "
+            "remove the option",
+            "",
+        )
+    if data.get("status") == "raised":
+        return (
+            f"fails without torch.compile too ({data.get('error_type')}): a repro must run in "
+            "plain eager PyTorch and break only when compiled (if failing in eager is the "
+            "point, say so with eager=raises)",
+            str(data.get("message") or "")[:1500],
+        )
+    return None  # what it prints does not count: a print may be the very break it shows
 
 
 # ---- the record the site reads ---------------------------------------------------------------
@@ -295,10 +335,22 @@ def read_record(path: Path) -> dict[str, str]:
     return {str(e["sha256"]): str(e["torch"]) for e in record_entries(path)}
 
 
-def write_record(path: Path, results: Iterable[Result], checked_ids: set[str] | None) -> bool:
-    """Record the blocks that passed; keep earlier entries of pages not checked this time."""
+def write_record(
+    path: Path,
+    results: Iterable[Result],
+    checked_ids: set[str] | None,
+    *,
+    keep_digests: bool = False,
+) -> bool:
+    """Record the blocks that passed; keep earlier entries of pages not checked this time
+    (and, with `keep_digests`, of blocks not run this time: `--changed`)."""
+    results = list(results)
+    ran = {r.block.digest for r in results}
     kept = [
-        e for e in record_entries(path) if checked_ids is not None and e["id"] not in checked_ids
+        e
+        for e in record_entries(path)
+        if (checked_ids is not None and e["id"] not in checked_ids)
+        or (keep_digests and e["sha256"] not in ran)
     ]
     fresh: list[RecordEntry] = [
         {

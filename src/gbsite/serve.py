@@ -235,8 +235,8 @@ class DevServer:
         name = path.name
         if name.startswith(".") or name.endswith(_IGNORED_SUFFIXES):
             return False  # editor and gbsite temp files; the rename that follows counts
-        if path == self.cfg.file:
-            return True
+        if path in (self.cfg.file, self.cfg.verified_file):
+            return True  # the record changes when `gbsite check --examples` has run
         return any(
             path.is_relative_to(folder)
             for folder in (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir)
@@ -271,6 +271,9 @@ class DevServer:
             if folder.is_dir():
                 observer.schedule(watcher, str(folder), recursive=True)
         observer.schedule(watcher, str(self.cfg.root), recursive=False)  # gbsite.toml
+        record_folder = self.cfg.verified_file.parent  # docs/, for verified-examples.yaml
+        if record_folder.is_dir() and record_folder not in (self.cfg.root, self.cfg.docs_dir):
+            observer.schedule(watcher, str(record_folder), recursive=False)
         observer.start()
         builder = threading.Thread(target=self._builder, name="gbsite-builder", daemon=True)
         builder.start()

@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gbsite import coverage
 from gbsite.charts import BarChart, bar_chart
 from gbsite.config import Config
+from gbsite.coverage import Page, PageCoverage
 from gbsite.derive import DEFECTS, Defect
 from gbsite.docs import Doc
 from gbsite.model import Category, Registry, Revision, Text
@@ -39,8 +41,22 @@ class SiteInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Badge:
+    """The line near the top of an entry page that says what its examples are worth."""
+
+    state: str  # a coverage state: the CSS class
+    label: str
+    detail: str
+    link: str | None = None  # where to read on, or to add an example
+    link_text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class EntryPage:
     view: EntryView
+    coverage: PageCoverage
+    in_release: bool  # whether the release the examples run against has this id
+    badge: Badge
     title: str
     info_block: str | None  # the contributor's Additional Information (Markdown), if written
     edit_url: str
@@ -92,7 +108,29 @@ class CategoryCount:
 
 
 @dataclass(frozen=True, slots=True)
+class CoverageList:
+    state: str
+    title: str
+    description: str
+    entries: tuple[EntryView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageSummary:
+    """How many ids of the release the examples run against are in each state."""
+
+    release: str
+    total: int
+    lists: tuple[CoverageList, ...]  # one per state, in coverage.STATES order
+
+    @property
+    def verified(self) -> int:
+        return len(self.lists[0].entries)
+
+
+@dataclass(frozen=True, slots=True)
 class Dashboard:
+    coverage: CoverageSummary
     total: int
     current: int
     removed: int
@@ -170,7 +208,28 @@ def release_pages(registry: Registry, views: list[EntryView]) -> list[ReleasePag
     return pages
 
 
-def dashboard(registry: Registry, views: list[EntryView], has_info: dict[str, bool]) -> Dashboard:
+def coverage_summary(
+    release: str, views: list[EntryView], pages: list[EntryPage]
+) -> CoverageSummary:
+    by_id = {p.view.id: p for p in pages}
+    ids = [v for v in views if by_id[v.id].in_release]
+    lists = tuple(
+        CoverageList(
+            state,
+            *coverage.STATE_TEXT[state],
+            tuple(v for v in ids if by_id[v.id].coverage.status == state),
+        )
+        for state in coverage.STATES
+    )
+    return CoverageSummary(release, len(ids), lists)
+
+
+def dashboard(
+    registry: Registry,
+    views: list[EntryView],
+    has_info: dict[str, bool],
+    covered: CoverageSummary,
+) -> Dashboard:
     current = [v for v in views if not v.entry.is_removed]
 
     def with_defect(key: str) -> tuple[EntryView, ...]:
@@ -205,6 +264,7 @@ def dashboard(registry: Registry, views: list[EntryView], has_info: dict[str, bo
         ),
     ]
     return Dashboard(
+        coverage=covered,
         total=len(views),
         current=len(current),
         removed=len(views) - len(current),
@@ -237,8 +297,60 @@ def built_date() -> str | None:
     return datetime.datetime.fromtimestamp(int(epoch), tz=datetime.UTC).strftime("%Y-%m-%d")
 
 
+def badge(cfg: Config, covered: PageCoverage, in_release: bool, release: str) -> Badge:
+    d = covered.declaration
+    if covered.status == "verified":
+        torch = sorted({b.verified for b in covered.blocks if b.verified})[-1]
+        return Badge(
+            "verified",
+            "Verified example",
+            f"the repro and the fix below were run with torch {torch}",
+            "#additional-information",
+            "See the example",
+        )
+    if d is not None and d.status == "environment" and d.needs:
+        from gbsite.examples import needs_label
+
+        return Badge(
+            "environment",
+            f"Needs {needs_label(d.needs)}",
+            "the examples below are shown as written, not run by the site's checker",
+            "#additional-information",
+            "See the example",
+        )
+    if d is not None and d.status == "internal":
+        return Badge(
+            "internal",
+            "Internal",
+            f"no user program is known to reach it; torch raises it in {d.source} ({d.function})",
+            "#additional-information",
+            "What to do if you see it",
+        )
+    if d is not None and d.status == "unraised":
+        replaced = f"; {d.replaced_by} took its place" if d.replaced_by else ""
+        return Badge(
+            "unraised",
+            "No longer raised",
+            f"torch {release} does not raise it{replaced}",
+            f"{d.replaced_by.lower()}.html" if d.replaced_by else "#additional-information",
+            f"Go to {d.replaced_by}" if d.replaced_by else "Read more",
+        )
+    where = "" if in_release else f" (the examples run against torch {release}, which lacks it)"
+    return Badge(
+        "none",
+        "No example yet",
+        f"nobody has written a repro and a fix for this page{where}",
+        cfg.source_url("README.md") + "#writing-a-page",
+        "Add one",
+    )
+
+
 def entry_pages(
-    cfg: Config, registry: Registry, views: list[EntryView], docs: dict[str, Doc]
+    cfg: Config,
+    registry: Registry,
+    views: list[EntryView],
+    docs: dict[str, Doc],
+    examples: Examples,
 ) -> list[EntryPage]:
     labels = registry.labels
     docs_dir = cfg.docs_dir.relative_to(cfg.root).as_posix()
@@ -247,9 +359,16 @@ def entry_pages(
         entry = view.entry
         last = labels[labels.index(entry.removed) - 1] if entry.removed else labels[-1]
         doc = f"{docs_dir}/{view.slug}.md"
+        covered = coverage.page_coverage(
+            examples.pages.get(view.id), view.id, examples.record, examples.release
+        )
+        in_release = coverage.in_release(entry, labels, examples.release)
         pages.append(
             EntryPage(
                 view=view,
+                coverage=covered,
+                in_release=in_release,
+                badge=badge(cfg, covered, in_release, examples.release),
                 title=f"{view.id}: {plain_title(view.current.text.gb_type)}",
                 info_block=docs[view.id].block
                 if view.id in docs and docs[view.id].has_content
@@ -264,23 +383,35 @@ def entry_pages(
     return pages
 
 
+@dataclass(frozen=True, slots=True)
+class Examples:
+    """What the coverage of the pages is derived from (coverage.py)."""
+
+    pages: dict[str, Page]  # each docs file's annotated blocks and status block
+    record: dict[str, str]  # digest of each verified block -> torch version
+    release: str  # the release the examples run against
+
+
 def model(
     cfg: Config,
     registry: Registry,
     views: list[EntryView],
     docs: dict[str, Doc],
+    examples: Examples,
 ) -> SiteModel:
     has_info = {gb_id: doc.has_content for gb_id, doc in docs.items()}
     info = SiteInfo(
         cfg.title, cfg.repository, registry.labels[-1], tuple(registry.labels), built_date()
     )
+    entries = entry_pages(cfg, registry, views, docs, examples)
+    covered = coverage_summary(examples.release, views, entries)
     return SiteModel(
         registry=registry,
         info=info,
         views=views,
-        entries=entry_pages(cfg, registry, views, docs),
+        entries=entries,
         releases=release_pages(registry, views),
-        dashboard=dashboard(registry, views, has_info),
+        dashboard=dashboard(registry, views, has_info, covered),
         categories=registry.categories,
         has_info=has_info,
     )

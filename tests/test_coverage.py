@@ -1,0 +1,313 @@
+"""Coverage: every id's state, the status blocks that declare one, and what checks them."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO, Project, fake_torch, upstream
+from gbsite import docs, examples
+
+INTERNAL = """
+```yaml gb-status
+status: internal
+source: torch/_dynamo/variables/hooks.py
+function: HookVariable.call_hook
+reason: Only PyTorch's own hook plumbing calls this with a hook it cannot trace.
+```
+
+### Why you may see it anyway
+
+Some words of explanation for the reader.
+"""
+ENVIRONMENT = """
+```yaml gb-status
+status: environment
+needs: cuda
+source: torch/_dynamo/variables/ops.py
+function: OpVariable.call_function
+reason: The operator is only dispatched this way for CUDA tensors.
+```
+
+```python gb-repro needs=cuda
+import torch
+
+def fn(x):
+    return x.cuda()
+
+fn(torch.randn(2))
+```
+"""
+UNRAISED = """
+```yaml gb-status
+status: unraised
+reason: Dynamo stopped raising this once it learned to trace the construct.
+replaced-by: GB0025
+```
+"""
+REPRO = (
+    '```python gb-repro\ndef fn():\n    if __import__("torch").compiling: raise RuntimeError('
+    '"see https://x.io/gb/gb0025.html")\nfn()\n```\n\n'
+    "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n"
+)
+
+
+def page(project: Project, gb_id: str, block: str) -> Path:
+    path = project.docs / f"{gb_id.lower()}.md"
+    block = "\n" + textwrap.dedent(block).lstrip("\n")
+    path.write_text(docs.with_block(path.read_text(), block))
+    return path
+
+
+def line_of(path: Path, needle: str) -> int:
+    return next(i for i, t in enumerate(path.read_text().split("\n"), 1) if needle in t)
+
+
+def gb_type(gb_id: str) -> str:
+    data = yaml.safe_load((REPO / "registry" / "gb" / f"{gb_id}.yaml").read_text())
+    return str(data["history"][0]["gb_type"])
+
+
+def coverage_json(project: Project, *args: str) -> dict[str, object]:
+    result = project.run("coverage", "--format", "json", *args)
+    assert result.code == 0, result.err
+    data: dict[str, object] = json.loads(result.out)
+    return data
+
+
+def states(project: Project) -> dict[str, str]:
+    return {
+        str(e["id"]): str(e["status"])
+        for e in coverage_json(project)["ids"]  # type: ignore[attr-defined]
+    }
+
+
+def test_every_id_of_the_release_has_one_state(project: Project) -> None:
+    """On the committed pages: the 517 ids of torch 2.13.0, each once; a page whose repro and
+    fix are all recorded as passing is verified, and nothing else is."""
+    data = coverage_json(project)
+    assert data["release"] == "2.13.0"
+    listed = [e["id"] for e in data["ids"]]  # type: ignore[attr-defined]
+    with gzip.open(upstream("2.13.0"), "rt", encoding="utf-8") as f:
+        assert listed == sorted(json.load(f)) and len(listed) == 517
+    counts = data["counts"]
+    assert sum(counts.values()) == 517  # type: ignore[attr-defined]
+    record = examples.read_record(REPO / "docs" / "verified-examples.yaml")
+    for e in data["ids"]:  # type: ignore[attr-defined]
+        path = REPO / "docs" / "gb" / f"{e['id'].lower()}.md"
+        blocks = examples.blocks_of(e["id"], docs.read(path))
+        kinds = {b.kind for b in blocks if record.get(b.digest, "").startswith("2.13.0")}
+        assert (e["status"] == "verified") == (kinds == {"gb-repro", "gb-fix"}), e
+        assert len(e["blocks"]) == len(blocks)
+    assert counts["verified"] >= 30  # type: ignore[index]
+
+
+def test_each_state_is_derived_from_its_page(project: Project) -> None:
+    page(project, "GB0033", INTERNAL)
+    page(project, "GB0036", UNRAISED)
+    page(project, "GB0037", ENVIRONMENT)
+    repro = page(project, "GB0029", REPRO)
+    got = states(project)
+    assert got["GB0033"] == "internal"
+    assert got["GB0036"] == "unraised"
+    assert got["GB0037"] == "environment"
+    assert got["GB0029"] == "none"  # examples written, not yet run
+    # Once the record says both blocks passed with torch 2.13.0, the page is verified.
+    record = project.root / "docs" / "verified-examples.yaml"
+    entries = examples.record_entries(record) + [
+        {"id": "GB0029", "kind": b.kind, "line": b.line, "sha256": b.digest, "torch": "2.13.0+cpu"}
+        for b in examples.blocks_of("GB0029", docs.read(repro))
+    ]
+    record.write_text(yaml.safe_dump({"verified": entries}))
+    assert states(project)["GB0029"] == "verified"
+    # ... for that release only.
+    other = coverage_json(project, "--release", "2.12.0")
+    assert {e["id"]: e["status"] for e in other["ids"]}["GB0029"] == "none"  # type: ignore[attr-defined]
+    internal = next(e for e in coverage_json(project)["ids"] if e["id"] == "GB0033")  # type: ignore[attr-defined]
+    assert internal["source"] == "torch/_dynamo/variables/hooks.py HookVariable.call_hook"
+    assert project.run("check").code == 0
+
+
+def test_text_table_and_min_verified(project: Project) -> None:
+    result = project.run("coverage")
+    assert result.code == 0
+    assert "coverage of the 517 ids of torch 2.13.0:" in result.out
+    assert "verified" in result.out and "none" in result.out
+    verified = coverage_json(project)["counts"]["verified"]  # type: ignore[index]
+    assert project.run("coverage", "--min-verified", str(verified)).code == 0
+    failed = project.run("coverage", "--min-verified", str(verified + 1))
+    assert failed.code == 1 and f"fewer than --min-verified {verified + 1}" in failed.err
+    assert project.run("coverage", "--release", "9.9").code == 2
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        (
+            "```yaml gb-status\nstatus: internal\nsource: torch/_dynamo/a.py\nfunction: f\n```\n",
+            "a `internal` status block without `reason`",
+        ),
+        (
+            "```yaml gb-status\nstatus: internal\nreason: It is internal.\n```\n",
+            "a `internal` status block without `source`",
+        ),
+        (
+            "```yaml gb-status\nstatus: internal\nreason: r\nsource: torch/a.py\n```\n",
+            "without `function`",
+        ),
+        (
+            "```yaml gb-status\nstatus: environment\nreason: r\nsource: torch/a.py\n"
+            "function: f\n```\n",
+            "without `needs`",
+        ),
+        ("```yaml gb-status\nstatus: verified\nreason: r\n```\n", "status `verified`"),
+        (
+            "```yaml gb-status\nstatus: unraised\nreason: r\nsource: /etc/passwd\n```\n",
+            "is a path in the torch package",
+        ),
+        ("```yaml gb-status\nstatus: [unraised\n```\n", "not valid YAML"),
+        ("```yaml gb-status\nstatus: unraised\nreason: r\nwhy: w\n```\n", "unknown field `why`"),
+        (
+            "```yaml gb-status\nstatus: unraised\nreason: r\nreplaced-by: GB9999\n```\n",
+            "`replaced-by: GB9999` is not an id of the registry",
+        ),
+        ("```python gb-repro needs=cuda\nfn()\n```\n", "a block with needs=cuda is not run"),
+        (UNRAISED + "\n" + REPRO, "a unraised page has no gb-repro block"),
+        (UNRAISED + "\n" + UNRAISED, "a second status block"),
+        (
+            ENVIRONMENT.replace("gb-repro needs=cuda", "gb-repro"),
+            "an environment page shows its repro",
+        ),
+    ],
+    ids=[
+        "no reason",
+        "no source",
+        "no function",
+        "no needs",
+        "verified is not declared",
+        "source outside torch",
+        "bad yaml",
+        "unknown field",
+        "unknown replacement",
+        "needs without a declaration",
+        "declared with examples",
+        "two declarations",
+        "environment without a shown repro",
+    ],
+)
+def test_check_rejects_a_bad_status_block(project: Project, block: str, message: str) -> None:
+    path = page(project, "GB0033", block)
+    before = project.snapshot()
+    result = project.run("check")
+    assert result.code == 1
+    [problem] = [ln for ln in result.out.splitlines() if "gb0033.md:" in ln and message in ln]
+    line = int(problem.split(":")[1])
+    assert line_of(path, "```") <= line <= len(path.read_text().split("\n"))
+    assert project.snapshot() == before  # check writes nothing
+    assert project.run("build").code == 2  # nor does a build publish the page
+
+
+@pytest.fixture
+def torch_pkg(tmp_path: Path) -> tuple[str, Path]:
+    """A stand-in torch with a folder of its own, so a test can add the files it cites."""
+    return fake_torch(tmp_path / "faketorch")
+
+
+def cite(torch: Path, source: str, text: str) -> None:
+    path = torch.joinpath(*source.split("/")[1:])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_cited_sources_are_checked_against_the_installed_torch(
+    project: Project, torch_pkg: tuple[str, Path]
+) -> None:
+    python, torch = torch_pkg
+    internal = page(project, "GB0033", INTERNAL)
+    environment = page(project, "GB0037", ENVIRONMENT)
+    unraised = page(project, "GB0036", UNRAISED)
+    run = ("check", "--examples", "GB0033", "GB0036", "GB0037", "--python", python)
+
+    # Neither cited file exists.
+    result = project.run(*run)
+    assert result.code == 1
+    line = line_of(internal, "gb-status")
+    assert (
+        f"gb0033.md:{line}: `source: torch/_dynamo/variables/hooks.py` does not exist in torch "
+        "0.0.fake"
+    ) in result.out
+    assert f"gb0037.md:{line_of(environment, 'gb-status')}: `source: " in result.out
+
+    # The files exist, but do not raise these breaks.
+    cite(torch, "torch/_dynamo/variables/hooks.py", "def call_hook():\n    pass\n")
+    cite(torch, "torch/_dynamo/variables/ops.py", "def call_function():\n    pass\n")
+    result = project.run(*run)
+    assert result.code == 1
+    assert "does not contain the graph-break type of GB0033 ('Data dependent operator')" in (
+        result.out
+    )
+
+    # They do (one as implicitly concatenated literals, as torch often writes them); and the
+    # unraised break's type is nowhere in the package.
+    words = gb_type("GB0037").split(" ", 1)
+    cite(
+        torch,
+        "torch/_dynamo/variables/hooks.py",
+        f"def call_hook():\n    unimplemented(gb_type={gb_type('GB0033')!r})\n",
+    )
+    cite(
+        torch,
+        "torch/_dynamo/variables/ops.py",
+        f"def call_function():\n    unimplemented(\n        gb_type={words[0] + ' '!r}\n"
+        f"        {words[1]!r},\n    )\n",
+    )
+    result = project.run(*run)
+    assert result.code == 0, result.out
+
+    # A function that is not in the cited file.
+    internal.write_text(internal.read_text().replace("HookVariable.call_hook", "Hook.missing"))
+    result = project.run(*run)
+    assert result.code == 1 and "`function: Hook.missing` is not defined in" in result.out
+    internal.write_text(internal.read_text().replace("Hook.missing", "HookVariable.call_hook"))
+
+    # Declared unraised, but torch still has the type string somewhere.
+    cite(torch, "torch/_dynamo/late.py", f"MESSAGE = {gb_type('GB0036')!r}\n")
+    result = project.run(*run)
+    assert result.code == 1
+    assert (
+        f"gb0036.md:{line_of(unraised, 'gb-status')}: declared unraised, but torch 0.0.fake "
+        "still has the graph-break type of GB0036 in torch/_dynamo/late.py"
+    ) in result.out
+
+
+def test_the_site_shows_each_state(project: Project) -> None:
+    page(project, "GB0033", INTERNAL)
+    page(project, "GB0036", UNRAISED)
+    page(project, "GB0037", ENVIRONMENT)
+    assert project.run("build").code == 0
+
+    def badge(gb_id: str) -> str:
+        html = (project.site / "gb" / f"{gb_id.lower()}.html").read_text()
+        start = html.index('<p class="coverage')
+        return html[start : html.index("</p>", start)]
+
+    assert "Verified example" in badge("GB0003") and "torch 2.13.0" in badge("GB0003")
+    assert "Internal" in badge("GB0033")
+    assert "torch/_dynamo/variables/hooks.py (HookVariable.call_hook)" in badge("GB0033")
+    assert "No longer raised" in badge("GB0036")
+    assert 'href="gb0025.html">Go to GB0025' in badge("GB0036")
+    assert "Needs a CUDA device" in badge("GB0037")
+    assert "No example yet" in badge("GB0012") and "README.md#writing-a-page" in badge("GB0012")
+    env = (project.site / "gb" / "gb0037.html").read_text()
+    assert "needs a CUDA device: shown, not run" in env
+    dashboard = (project.site / "dashboard.html").read_text()
+    for state, gb_id in (("internal", "GB0033"), ("unraised", "GB0036")):
+        section = dashboard[dashboard.index(f'id="coverage-{state}"') :]
+        section = section[: section.index("</details>")]
+        assert '<span class="number">1</span>' in section and f"gb/{gb_id.lower()}.html" in section
+    assert "Of the 517 ids of PyTorch 2.13.0" in dashboard
