@@ -7,12 +7,13 @@ import io
 import json
 import shutil
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from gbsite import cli
+from gbsite import cli, docs
 
 # Browser fixtures (Chromium, a built and served site) live in their own module.
 pytest_plugins = ["browser_support"]
@@ -67,6 +68,19 @@ class Project:
         path = self.root / name
         path.write_text(json.dumps(data, indent=2), encoding="utf-8")
         return path
+
+
+def page(project: Project, gb_id: str, block: str) -> Path:
+    """Write an Additional Information block (dedented) into a project's docs file."""
+    path = project.docs / f"{gb_id.lower()}.md"
+    block = "\n" + textwrap.dedent(block).lstrip("\n")
+    path.write_text(docs.with_block(path.read_text(), block))
+    return path
+
+
+def line_of(path: Path, needle: str) -> int:
+    """The first line of a file that contains `needle`."""
+    return next(i for i, t in enumerate(path.read_text().split("\n"), 1) if needle in t)
 
 
 def run_cli(*args: str) -> Result:

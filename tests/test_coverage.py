@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import REPO, Project, fake_torch, upstream
+from conftest import REPO, Project, fake_torch, line_of, page, upstream
 from gbsite import docs, examples
 
 INTERNAL = """
@@ -55,17 +54,6 @@ REPRO = (
     '"see https://x.io/gb/gb0025.html")\nfn()\n```\n\n'
     "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n"
 )
-
-
-def page(project: Project, gb_id: str, block: str) -> Path:
-    path = project.docs / f"{gb_id.lower()}.md"
-    block = "\n" + textwrap.dedent(block).lstrip("\n")
-    path.write_text(docs.with_block(path.read_text(), block))
-    return path
-
-
-def line_of(path: Path, needle: str) -> int:
-    return next(i for i, t in enumerate(path.read_text().split("\n"), 1) if needle in t)
 
 
 def gb_type(gb_id: str) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project, fake_torch
+from conftest import Project, fake_torch, line_of, page
 from gbsite import docs, examples, runner
 
 
@@ -21,17 +21,6 @@ from gbsite import docs, examples, runner
 def fake_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A `python` whose `import torch` finds the stand-in (conftest.fake_torch)."""
     return fake_torch(tmp_path_factory.mktemp("faketorch"))[0]
-
-
-def page(project: Project, gb_id: str, block: str) -> Path:
-    path = project.docs / f"{gb_id.lower()}.md"
-    block = "\n" + textwrap.dedent(block).lstrip("\n")
-    path.write_text(docs.with_block(path.read_text(), block))
-    return path
-
-
-def line_of(path: Path, needle: str) -> int:
-    return next(i for i, t in enumerate(path.read_text().split("\n"), 1) if needle in t)
 
 
 def block(kind: str, code: str, gb_id: str = "GB0025", **options: str) -> examples.Block:
