@@ -274,6 +274,7 @@ def test_cited_sources_are_checked_against_the_installed_torch(
 
 
 def test_the_site_shows_each_state(project: Project) -> None:
+    page(project, "GB0012", "")  # nothing written yet
     page(project, "GB0033", INTERNAL)
     page(project, "GB0036", UNRAISED)
     page(project, "GB0037", ENVIRONMENT)
@@ -294,8 +295,10 @@ def test_the_site_shows_each_state(project: Project) -> None:
     env = (project.site / "gb" / "gb0037.html").read_text()
     assert "needs a CUDA device: shown, not run" in env
     dashboard = (project.site / "dashboard.html").read_text()
-    for state, gb_id in (("internal", "GB0033"), ("unraised", "GB0036")):
+    counts = coverage_json(project)["counts"]
+    for state, gb_id in (("internal", "GB0033"), ("unraised", "GB0036"), ("none", "GB0012")):
         section = dashboard[dashboard.index(f'id="coverage-{state}"') :]
         section = section[: section.index("</details>")]
-        assert '<span class="number">1</span>' in section and f"gb/{gb_id.lower()}.html" in section
+        assert f'<span class="number">{counts[state]}</span>' in section  # type: ignore[index]
+        assert f"gb/{gb_id.lower()}.html" in section
     assert "Of the 517 ids of PyTorch 2.13.0" in dashboard

@@ -227,6 +227,7 @@ def test_blocks_that_need_what_the_checker_lacks_are_not_run(
             examples.Annotation("gb-fix", needs="package:triton"),
         ),
         ("python gb-repro eager=raises", examples.Annotation("gb-repro", eager="raises")),
+        ("python gb-repro fullgraph=false", examples.Annotation("gb-repro", fullgraph="false")),
     ],
 )
 def test_info_strings(info: str, expected: object) -> None:
@@ -244,6 +245,8 @@ def test_info_strings(info: str, expected: object) -> None:
         "python gb-repro needs=gpu",
         "python gb-fix eager=raises",
         "python gb-repro eager=passes",
+        "python gb-fix fullgraph=false",
+        "python gb-repro fullgraph=true",
     ],
 )
 def test_bad_info_strings(info: str) -> None:
@@ -465,3 +468,43 @@ def test_json_output(project: Project, fake_python: str) -> None:
     [run] = report["results"]
     assert run["id"] == "GB0029" and run["kind"] == "gb-repro" and run["passed"] is False
     assert report["problems"][0]["message"].startswith("gb-repro ran without a graph break")
+
+
+@pytest.mark.slow
+@pytest.mark.examples
+def test_a_break_only_the_graph_break_log_shows(project: Project) -> None:
+    """GB0066 is never raised under fullgraph=True (the first break is); with fullgraph=false a
+    repro runs to the end and passes when the graph-break log links to the page."""
+    python = torch_python()
+    program = """
+        import torch
+
+
+        class Section:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+
+        def fn(x):
+            with Section():
+                torch._dynamo.graph_break()
+            return x + 1
+
+
+        fn(torch.randn(2))
+    """
+    fence = "```python gb-repro fullgraph=false\n{}```\n"
+    good = page(project, "GB0066", fence.format(textwrap.dedent(program)))
+    bare = textwrap.dedent(program).replace("    with Section():\n        torch", "    torch")
+    other = page(project, "GB0025", fence.format(bare))
+    result = project.run("check", "--examples", "GB0066", "GB0025", "--python", python)
+    assert f"gb0066.md:{line_of(good, 'gb-repro')}: gb-repro: logs GB0066 as a graph break" in (
+        result.out
+    )
+    assert f"gb0025.md:{line_of(other, 'gb-repro')}: gb-repro: logs GB0025" in result.out
+    page(project, "GB0066", fence.format(bare))
+    result = project.run("check", "--examples", "GB0066", "--python", python)
+    assert result.code == 1 and "gb-repro logged GB0025 instead of GB0066" in result.out

@@ -58,7 +58,10 @@ class ExampleCaptions:
         if a is None:
             return None
         call = f"<code>torch.compile({escape(a.compile_name)}, fullgraph=True)</code>"
-        if a.kind == "gb-repro":
+        if a.fullgraph == examples.NO_FULLGRAPH:
+            plain = f"<code>torch.compile({escape(a.compile_name)})</code>"
+            what = f"Logs {escape(gb_id)} as a graph break when compiled with {plain}"
+        elif a.kind == "gb-repro":
             what = f"Breaks with {escape(gb_id)} when compiled with {call}"
         else:
             what = f"Fix: runs without a graph break with {call}"
@@ -70,7 +73,7 @@ class ExampleCaptions:
             needs = escape(examples.needs_label(a.needs))
             return f'{what} · <span class="unverified">needs {needs}: shown, not run</span>'
         torch = self.verified.get(
-            examples.digest(a.kind, a.compile_name, a.backend, fence.code, a.eager)
+            examples.digest(a.kind, a.compile_name, a.backend, fence.code, a.eager, a.fullgraph)
         )
         status = (
             f'<span class="verified">verified with torch {escape(torch)}</span>'

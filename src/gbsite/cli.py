@@ -7,20 +7,13 @@ import contextlib
 import os
 import signal
 import sys
-import textwrap
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from gbsite import config as config_mod
 from gbsite import version
-from gbsite.errors import GbsiteError, Problem, display_path
-
-if TYPE_CHECKING:
-    from gbsite import coverage as coverage_mod
-    from gbsite import docs as docs_mod
-    from gbsite.model import Registry
+from gbsite.errors import GbsiteError
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -94,14 +87,14 @@ def cmd_sync(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     import json
 
-    from gbsite import registry, sync
+    from gbsite import checking, registry, sync
 
     cfg = _config(args)
     if args.examples:
         return check_examples(args, cfg)
     reg = registry.load(cfg.registry_dir)
     result = sync.plan(cfg, reg)
-    problems = sync.check_problems(cfg, result) + _page_problems(result.blocks, reg.entries)
+    problems = sync.check_problems(cfg, result) + checking.page_problems(result.blocks, reg.entries)
     if args.format == "github":
         # GitHub Actions workflow commands: each problem is annotated on its line in the PR.
         for problem in problems:
@@ -129,61 +122,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if problems else EXIT_OK
 
 
-def _page_problems(pages: dict[str, docs_mod.Doc], known: Iterable[str]) -> list[Problem]:
-    """Annotated blocks and status blocks that contradict each other or are malformed."""
-    from gbsite import coverage
-
-    try:
-        coverage.read_pages(pages, known)
-    except GbsiteError as exc:
-        return exc.problems
-    return []
-
-
-def _pages(cfg: config_mod.Config, reg: Registry) -> dict[str, coverage_mod.Page]:
-    """Every docs file's blocks and status block; any problem in any page raises."""
-    from gbsite import coverage, docs
-
-    files, _ = docs.scan(cfg.docs_dir)
-    read: dict[str, docs_mod.Doc] = {}
-    problems: list[Problem] = []
-    for gb_id, path in files.items():
-        if gb_id in reg.entries:
-            try:
-                read[gb_id] = docs.read(path, outside=False)
-            except GbsiteError as exc:
-                problems += exc.problems
-    if problems:
-        raise GbsiteError(problems)
-    return coverage.read_pages(read, reg.entries)
-
-
 def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
-    import json
+    from gbsite import checking, examples, registry
 
-    from gbsite import coverage, examples, registry, runner
-
-    reg = registry.load(cfg.registry_dir)
-    wanted = {i.upper() for i in args.ids}
-    unknown = sorted(wanted - set(reg.entries))
-    if unknown:
-        raise GbsiteError(f"not in the registry: {', '.join(unknown)}")
-    pages = {
-        gb_id: page for gb_id, page in _pages(cfg, reg).items() if not wanted or gb_id in wanted
-    }
-    python = args.python or examples.default_python()
-    version, folder = examples.torch_info(python)
-    blocks = [b for page in pages.values() for b in page.blocks if b.runnable]
-    if args.changed:  # only what has no record for this torch yet
-        record = examples.read_record(cfg.verified_file)
-        blocks = [b for b in blocks if record.get(b.digest) != version]
-    problems = coverage.torch_problems(pages, reg, coverage.TorchSource(folder), version)
     quiet = args.format == "json"
-    fork = not args.fresh and runner.can_fork()
-    if not quiet:
-        how = "forked from one warm interpreter" if fork else "each in a fresh interpreter"
+
+    def started(check: checking.ExampleCheck) -> None:
+        how = "forked from one warm interpreter" if check.forked else "each in a fresh interpreter"
         print(
-            f"check --examples: {len(blocks)} blocks with torch {version}, {how}, "
+            f"check --examples: {check.blocks} blocks with torch {check.torch}, {how}, "
             f"{args.jobs} at a time",
             flush=True,
         )
@@ -195,108 +142,50 @@ def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
             flush=True,
         )
 
-    started = time.monotonic()
-    results = (
-        runner.run_all(
-            blocks, python, args.jobs, args.timeout, None if quiet else progress, fresh=not fork
-        )
-        if blocks
-        else []
+    check = checking.check_examples(
+        cfg,
+        registry.load(cfg.registry_dir),
+        args.ids,
+        python=args.python or examples.default_python(),
+        jobs=args.jobs,
+        timeout=args.timeout,
+        changed=args.changed,
+        fresh=args.fresh,
+        started=None if quiet else started,
+        progress=None if quiet else progress,
     )
-    seconds = time.monotonic() - started
-    record_file = cfg.verified_file
-    # A partial run keeps the entries of the pages and blocks it did not run.
-    examples.write_record(record_file, results, wanted or None, keep_digests=args.changed)
-    failed = sorted(
-        (r for r in results if not r.passed), key=lambda r: (str(r.block.path), r.block.line)
-    )
-    problems += [Problem(f"{r.block.kind} {r.summary}", r.block.path, r.block.line) for r in failed]
-    details: dict[tuple[Path, int | None], str] = {
-        (r.block.path, r.block.line): r.details for r in failed
-    }
     if quiet:
-        report = {
-            "ok": not problems,
-            "torch": version,
-            "seconds": round(seconds, 2),
-            "results": [
-                {
-                    "id": r.block.gb_id,
-                    "kind": r.block.kind,
-                    "path": display_path(r.block.path),
-                    "line": r.block.line,
-                    "passed": r.passed,
-                    "summary": r.summary,
-                    "seconds": round(r.seconds, 2),
-                }
-                for r in results
-            ],
-            "problems": [p.as_dict() for p in problems],
-        }
-        print(json.dumps(report, indent=2))
-        return EXIT_PROBLEMS if problems else EXIT_OK
-    for problem in problems:
+        print(check.json())
+        return EXIT_PROBLEMS if check.problems else EXIT_OK
+    for problem in check.problems:
         if args.format == "github":
             print(problem.github())
             continue
         print(problem)
-        detail = details.get((problem.path, problem.line), "") if problem.path else ""
-        if detail.strip():
-            print("    " + detail.strip().replace("\n", "\n    "))
-    rate = f", {len(results) / seconds:.1f} blocks/s" if results and seconds > 0 else ""
+        detail = check.details(problem).strip()
+        if detail:
+            print("    " + detail.replace("\n", "\n    "))
+    failed, ran = len(check.failed), len(check.results)
+    rate = f", {ran / check.seconds:.1f} blocks/s" if ran and check.seconds > 0 else ""
     print(
-        f"check --examples: {len(results) - len(failed)} passed, {len(failed)} failed "
-        f"(torch {version}, {seconds:.0f} s{rate}); status blocks: "
-        f"{len(problems) - len(failed)} problem(s); verified blocks recorded in "
-        f"{record_file.relative_to(cfg.root)}"
+        f"check --examples: {ran - failed} passed, {failed} failed "
+        f"(torch {check.torch}, {check.seconds:.0f} s{rate}); status blocks: "
+        f"{len(check.problems) - failed} problem(s); verified blocks recorded in "
+        f"{checking.record_path(cfg)}"
     )
-    return EXIT_PROBLEMS if problems else EXIT_OK
+    return EXIT_PROBLEMS if check.problems else EXIT_OK
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    import json
-
-    from gbsite import coverage, examples, registry
+    from gbsite import checking, registry
 
     cfg = _config(args)
-    reg = registry.load(cfg.registry_dir)
-    record = examples.read_record(cfg.verified_file)
-    release = args.release or coverage.default_release(reg, record)
-    if release not in reg.labels:
-        raise GbsiteError(f"release {release} was not imported (imported: {', '.join(reg.labels)})")
-    states = coverage.coverage(reg, _pages(cfg, reg), record, release)
-    counts = coverage.counts(states)
-    if args.format == "json":
+    report = checking.coverage_of(cfg, registry.load(cfg.registry_dir), args.release)
+    print(report.json() if args.format == "json" else report.text(list_none=args.list))
+    verified = report.counts["verified"]
+    if args.min_verified is not None and verified < args.min_verified:
         print(
-            json.dumps(
-                {
-                    "release": release,
-                    "total": len(states),
-                    "counts": counts,
-                    "ids": [s.as_dict() for s in states],
-                },
-                indent=2,
-            )
-        )
-    else:
-        print(f"coverage of the {len(states)} ids of torch {release}:")
-        for state in coverage.STATES:
-            ids = [s.id for s in states if s.status == state]
-            share = 100 * len(ids) / len(states) if states else 0
-            print(f"  {state:<12} {len(ids):>4}  {share:5.1f}%")
-        for state in coverage.STATES:
-            ids = [s.id for s in states if s.status == state]
-            if ids and (args.list or state != "none"):
-                print(f"\n{state}:")
-                print(
-                    textwrap.fill(
-                        " ".join(ids), width=100, initial_indent="  ", subsequent_indent="  "
-                    )
-                )
-    if args.min_verified is not None and counts["verified"] < args.min_verified:
-        print(
-            f"coverage: {counts['verified']} verified, fewer than --min-verified "
-            f"{args.min_verified}",
+            f"coverage: {verified} verified, fewer than --min-verified {args.min_verified}",
             file=sys.stderr,
         )
         return EXIT_PROBLEMS

@@ -11,8 +11,10 @@ torch, which need not have gbsite installed. Two modes:
 A program's top-level statements run one by one in one namespace. In MODE `compiled`, right
 after the statement that binds NAME, NAME is rebound to `torch.compile(NAME, fullgraph=True,
 backend=BACKEND)`, so any graph break in it becomes an error; in MODE `eager` nothing is
-compiled (a repro must run to the end in plain PyTorch). The outcome goes to RESULT as JSON, so
-that what the program itself prints can be judged separately.
+compiled (a repro must run to the end in plain PyTorch); in MODE `logged`, NAME is compiled
+without fullgraph and the graph breaks that TORCH_LOGS=graph_breaks reports are kept. The
+outcome goes to RESULT as JSON, so that what the program itself prints can be judged
+separately.
 """
 
 from __future__ import annotations
@@ -60,8 +62,37 @@ def chain(error: BaseException) -> list[str]:
     return out
 
 
-def execute(program: str, name: str, backend: str, compiled: bool) -> dict[str, Any]:
-    """Run the program; what happened, as the JSON-able outcome gbsite judges."""
+def capture_graph_break_logs() -> list[str]:
+    """The messages of TORCH_LOGS=graph_breaks from now on, kept instead of printed: how a
+    break that only a non-fullgraph compile reports is seen."""
+    import logging
+
+    import torch
+    import torch._dynamo.symbolic_convert
+
+    torch._logging.set_logs(graph_breaks=True)  # type: ignore[attr-defined]
+    messages: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    for logger_name in list(logging.Logger.manager.loggerDict):
+        if logger_name.endswith("__graph_breaks"):
+            logger = logging.getLogger(logger_name)
+            for handler in list(logger.handlers):
+                logger.removeHandler(handler)
+            logger.addHandler(Keep())
+            logger.propagate = False  # torch's own handler, on a parent, would print it
+    return messages
+
+
+def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
+    """Run the program; what happened, as the JSON-able outcome gbsite judges.
+
+    MODE: `compiled` (fullgraph=True), `logged` (fullgraph=False, the graph-break log kept in
+    the outcome) or `eager` (nothing compiled)."""
+    compiled = mode in ("compiled", "logged")
     result: dict[str, Any] = {
         "bound": False,
         "status": None,
@@ -70,8 +101,10 @@ def execute(program: str, name: str, backend: str, compiled: bool) -> dict[str, 
         "chain": [],
         "graphs": None,
         "torch": None,
+        "logged": [],
     }
     try:
+        logged = capture_graph_break_logs() if mode == "logged" else []
         source = open(program, encoding="utf-8").read()  # noqa: PTH123, SIM115 - stdlib only
         module = ast.parse(source, filename="<example>")
         namespace: dict[str, Any] = {"__name__": "__main__", "__file__": "<example>"}
@@ -85,9 +118,10 @@ def execute(program: str, name: str, backend: str, compiled: bool) -> dict[str, 
                         import torch
 
                         namespace[name] = torch.compile(
-                            namespace[name], fullgraph=True, backend=backend
+                            namespace[name], fullgraph=mode == "compiled", backend=backend
                         )
             result["status"] = "completed"
+            result["logged"] = logged
         except BaseException as error:  # every outcome is reported
             result["status"] = "raised"
             result["error_type"] = f"{type(error).__module__}.{type(error).__qualname__}"
@@ -117,7 +151,7 @@ def write_result(path: str, result: dict[str, Any]) -> None:
 
 def main() -> None:
     program, result_path, name, backend, mode = sys.argv[1:6]
-    write_result(result_path, execute(program, name, backend, mode == "compiled"))
+    write_result(result_path, execute(program, name, backend, mode))
 
 
 # ---- the fork server ---------------------------------------------------------------------------
@@ -172,7 +206,7 @@ def child(job: dict[str, Any]) -> None:
         counters.clear()
     except Exception:  # a stand-in torch without Dynamo
         pass
-    result = execute(job["program"], job["name"], job["backend"], job["mode"] == "compiled")
+    result = execute(job["program"], job["name"], job["backend"], job["mode"])
     write_result(job["result"], result)
     sys.stdout.flush()
     sys.stderr.flush()

@@ -2,14 +2,15 @@
 
 In an Additional Information block, a fenced block whose info string is
 
-    python gb-repro [compile=NAME] [backend=BACKEND] [needs=WHAT] [eager=raises]
+    python gb-repro [compile=NAME] [backend=BACKEND] [needs=WHAT] [eager=raises] [fullgraph=false]
     python gb-fix   [compile=NAME] [backend=BACKEND] [needs=WHAT]
 
 is a complete program. It runs in a process of its own (runner.py), where the callable bound to
 NAME (default `fn`) is compiled with `torch.compile(fullgraph=True, backend=BACKEND)` (default
 eager) right after it is bound. A gb-repro passes when the program fails with a graph break
 linking to its page's id, and runs to the end without torch.compile (unless `eager=raises`
-says that it fails in plain PyTorch too); a gb-fix passes when it runs to the end, so without
+says that it fails in plain PyTorch too; with `fullgraph=false`, when it runs to the end and the
+graph-break log links to the page); a gb-fix passes when it runs to the end, so without
 any graph break, having called NAME. A block with `needs=` (cuda, distributed, package:NAME) is
 shown and never run. Plain ```python blocks are only shown. Blocks that pass are recorded, with
 the torch version, in docs/verified-examples.yaml, which the site reads.
@@ -31,13 +32,21 @@ from gbsite.errors import GbsiteError, Problem
 from gbsite.fsutil import write_if_changed
 
 KINDS = ("gb-repro", "gb-fix")
-_OPTION = re.compile(r"(compile|backend|needs|eager)=([A-Za-z_][\w.:-]*)")
+_OPTION = re.compile(r"(compile|backend|needs|eager|fullgraph)=([A-Za-z_][\w.:-]*)")
 # option -> Annotation field
-_FIELDS = {"compile": "compile_name", "backend": "backend", "needs": "needs", "eager": "eager"}
+_FIELDS = {
+    "compile": "compile_name",
+    "backend": "backend",
+    "needs": "needs",
+    "eager": "eager",
+    "fullgraph": "fullgraph",
+}
 DEFAULT_BACKEND = "eager"  # Dynamo traces and the graph runs uncompiled: no Inductor time
 # What a block may need that the checker does not have: such a block is shown, never run.
 NEEDS = {"cuda": "a CUDA device", "distributed": "several processes (torch.distributed)"}
 EAGER_RAISES = "raises"  # eager=raises: the repro's code fails in plain PyTorch too, on purpose
+# fullgraph=false: a repro of a break that only a compile without fullgraph reports (in the log)
+NO_FULLGRAPH = "false"
 _URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
 
 
@@ -48,11 +57,16 @@ def needs_label(needs: str) -> str:
     return NEEDS[needs]
 
 
-def digest(kind: str, compile_name: str, backend: str, code: str, eager: str = "") -> str:
+def digest(
+    kind: str, compile_name: str, backend: str, code: str, eager: str = "", fullgraph: str = ""
+) -> str:
     """Identifies a block's content: a record is valid only for this exact code and options."""
     key = f"{kind}\0{compile_name}\0{backend}\0{code}"
-    if eager:  # only then, so that the records of blocks without the option stay valid
+    # Options added later count only when given, so that older records stay valid.
+    if eager:
         key += f"\0eager={eager}"
+    if fullgraph:
+        key += f"\0fullgraph={fullgraph}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
@@ -65,6 +79,7 @@ class Annotation:
     backend: str = DEFAULT_BACKEND
     needs: str = ""  # cuda, distributed or package:NAME: shown, not run
     eager: str = ""  # "raises": a repro whose code fails in plain PyTorch as well
+    fullgraph: str = ""  # "false": a repro whose break only a non-fullgraph compile logs
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +93,13 @@ class Block:
     backend: str
     needs: str = ""
     eager: str = ""
+    fullgraph: str = ""
 
     @property
     def digest(self) -> str:
-        return digest(self.kind, self.compile_name, self.backend, self.code, self.eager)
+        return digest(
+            self.kind, self.compile_name, self.backend, self.code, self.eager, self.fullgraph
+        )
 
     @property
     def runnable(self) -> bool:
@@ -140,6 +158,11 @@ def parse_info(info: str) -> Annotation | None:
             raise ValueError(f"`needs={value}`: a block needs cuda, distributed or package:NAME")
         if key == "eager" and (value != EAGER_RAISES or words[1] != "gb-repro"):
             raise ValueError("`eager=raises` is the only eager option, and only for a gb-repro")
+        if key == "fullgraph" and (value != NO_FULLGRAPH or words[1] != "gb-repro"):
+            raise ValueError(
+                "`fullgraph=false` is the only fullgraph option, and only for a gb-repro "
+                "(a fix must compile with fullgraph=True)"
+            )
         options[_FIELDS[key]] = value
     return Annotation(words[1], **options)
 
@@ -166,6 +189,7 @@ def blocks_of(gb_id: str, doc: Doc) -> list[Block]:
                     a.backend,
                     a.needs,
                     a.eager,
+                    a.fullgraph,
                 )
             )
     if problems:
@@ -252,6 +276,24 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
         )
     if run.stdout.strip():
         return fail("the program printed output; examples must be quiet", run.stdout[-1500:])
+    if block.kind == "gb-repro" and block.fullgraph == NO_FULLGRAPH:
+        if outcome["status"] != "completed":
+            return fail(
+                f"raised {raised}; with fullgraph=false a repro runs to the end and the break "
+                "shows in the graph-break log",
+                message[:1500],
+            )
+        logged = "\n".join(str(m) for m in outcome.get("logged") or [])
+        found = sorted({f"GB{n}" for n in _URL_ID.findall(logged)})
+        if block.gb_id not in found:
+            return fail(
+                f"logged {', '.join(found) or 'no graph break'} instead of {block.gb_id}",
+                logged[:1500],
+            )
+        problem = eager_problem(block, eager) if eager is not None else None
+        if problem:
+            return fail(*problem)
+        return Result(block, True, f"logs {block.gb_id} as a graph break", "", seconds, torch)
     if block.kind == "gb-repro":
         if outcome["status"] != "raised":
             return fail(

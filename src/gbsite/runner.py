@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from gbsite import examples
 from gbsite.errors import GbsiteError
 from gbsite.examples import Block, Outcome, Result, judge
 
@@ -44,7 +45,7 @@ class Run:
 
     key: str
     block: Block
-    mode: str  # "compiled" or "eager"
+    mode: str  # "compiled", "logged" (without fullgraph) or "eager"
     folder: Path
 
     @property
@@ -110,7 +111,8 @@ def plan(blocks: list[Block], root: Path) -> list[Run]:
     """The runs of these blocks, each with its program written in a folder of its own."""
     runs: list[Run] = []
     for n, block in enumerate(blocks):
-        modes = ["compiled", "eager"] if block.kind == "gb-repro" else ["compiled"]
+        compiled = "logged" if block.fullgraph == examples.NO_FULLGRAPH else "compiled"
+        modes = [compiled, "eager"] if block.kind == "gb-repro" else [compiled]
         for mode in modes:
             folder = root / f"{n:05d}-{mode}"
             folder.mkdir()
@@ -252,7 +254,7 @@ def run_all(
             block = blocks[n]
             if len(got) < (2 if block.kind == "gb-repro" else 1):
                 continue
-            compiled = got["compiled"]
+            compiled = got.get("compiled") or got["logged"]
             eager = got["eager"].outcome(timeout) if "eager" in got else None
             result = judge(block, compiled.outcome(timeout), compiled.seconds, eager)
             results[n] = result
