@@ -302,3 +302,21 @@ def test_the_site_shows_each_state(project: Project) -> None:
         assert f'<span class="number">{counts[state]}</span>' in section  # type: ignore[index]
         assert f"gb/{gb_id.lower()}.html" in section
     assert "Of the 517 ids of PyTorch 2.13.0" in dashboard
+
+
+def test_thin_pages_and_repeated_paragraphs_are_listed(project: Project) -> None:
+    """The content figures of a content issue: a page's own prose, and boilerplate."""
+    boilerplate = "If you see this break, please report it to PyTorch with the full log attached."
+    for gb_id in ("GB0033", "GB0036", "GB0037"):
+        page(project, gb_id, UNRAISED + "\n" + boilerplate + "\n")
+    result = project.run("coverage")
+    assert result.code == 0
+    assert f"repeated on 3 pages (GB0033 GB0036 GB0037): {boilerplate}" in result.out
+    thin = next(ln for ln in result.out.splitlines() if ln.startswith("under 60 words"))
+    assert {"GB0033", "GB0036", "GB0037"} <= set(thin.split(": ")[1].split())
+    data = coverage_json(project)
+    assert {"text": boilerplate, "ids": ["GB0033", "GB0036", "GB0037"]} in data[
+        "repeated_paragraphs"
+    ]  # type: ignore[operator]
+    words = {e["id"]: e["words"] for e in data["ids"]}  # type: ignore[attr-defined]
+    assert words["GB0033"] == len(boilerplate.split()) and words["GB0003"] > 60

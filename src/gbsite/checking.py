@@ -142,10 +142,18 @@ class Coverage:
 
     release: str
     states: list[PageCoverage]
+    repeated: dict[str, list[str]]  # paragraph -> the pages that have it, when over two
+
+    MIN_WORDS = 60  # of a page's own prose, below which it is listed as thin
 
     @property
     def counts(self) -> dict[str, int]:
         return coverage.counts(self.states)
+
+    @property
+    def thin(self) -> list[str]:
+        """Pages with something written, but little prose of their own."""
+        return [s.id for s in self.states if s.status != "none" and s.words < self.MIN_WORDS]
 
     def json(self) -> str:
         return json.dumps(
@@ -154,6 +162,9 @@ class Coverage:
                 "total": len(self.states),
                 "counts": self.counts,
                 "ids": [s.as_dict() for s in self.states],
+                "repeated_paragraphs": [
+                    {"text": text, "ids": ids} for text, ids in sorted(self.repeated.items())
+                ],
             },
             indent=2,
         )
@@ -171,6 +182,10 @@ class Coverage:
                     " ".join(ids), width=100, initial_indent="  ", subsequent_indent="  "
                 )
                 lines += ["", f"{state}:", wrapped]
+        if self.thin:
+            lines += ["", f"under {self.MIN_WORDS} words of prose: {' '.join(self.thin)}"]
+        for text, ids in sorted(self.repeated.items()):
+            lines += ["", f"repeated on {len(ids)} pages ({' '.join(ids)}): {text[:90]}"]
         return "\n".join(lines)
 
 
@@ -179,7 +194,9 @@ def coverage_of(cfg: Config, reg: Registry, release: str | None) -> Coverage:
     release = release or coverage.default_release(reg, record)
     if release not in reg.labels:
         raise GbsiteError(f"release {release} was not imported (imported: {', '.join(reg.labels)})")
-    return Coverage(release, coverage.coverage(reg, read_pages(cfg, reg), record, release))
+    pages = read_pages(cfg, reg)
+    states = coverage.coverage(reg, pages, record, release)
+    return Coverage(release, states, coverage.repeated_paragraphs(pages.values()))
 
 
 def record_path(cfg: Config) -> Path:

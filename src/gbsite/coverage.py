@@ -29,7 +29,7 @@ from pathlib import Path
 
 from gbsite.docs import Doc
 from gbsite.errors import GbsiteError, Problem
-from gbsite.examples import Block, blocks_of, fences
+from gbsite.examples import Block, blocks_of, scan
 from gbsite.model import GB_ID, Entry, Registry
 
 STATES = ("verified", "environment", "internal", "unraised", "none")
@@ -93,6 +93,7 @@ class PageCoverage:
     status: str
     blocks: tuple[BlockState, ...] = ()
     declaration: Declaration | None = None
+    words: int = 0  # of prose outside code blocks
 
     @property
     def source(self) -> str | None:
@@ -103,6 +104,7 @@ class PageCoverage:
             "id": self.id,
             "status": self.status,
             "source": self.source,
+            "words": self.words,
             "blocks": [
                 {"kind": b.kind, "line": b.line, "needs": b.needs or None, "verified": b.verified}
                 for b in self.blocks
@@ -117,6 +119,11 @@ class Page:
     id: str
     blocks: tuple[Block, ...]
     declaration: Declaration | None
+    paragraphs: tuple[str, ...] = ()  # its prose outside code, for the content figures
+
+    @property
+    def words(self) -> int:
+        return sum(len(p.split()) for p in self.paragraphs)
 
 
 def _declaration(doc: Doc, info: str, content: str, line: int, known: set[str]) -> Declaration:
@@ -179,13 +186,14 @@ def read_page(gb_id: str, doc: Doc, known: Iterable[str]) -> Page:
     """The page's blocks and status block, validated against each other; problems raise."""
     known = set(known)
     problems: list[Problem] = []
+    scanned = scan(doc)
     try:
-        blocks = blocks_of(gb_id, doc)
+        blocks = blocks_of(gb_id, doc, scanned)
     except GbsiteError as exc:
         problems += exc.problems
         blocks = []
     declarations: list[Declaration] = []
-    for fence, line in fences(doc):
+    for fence, line in scanned.fences:
         if STATUS_KIND in fence.info.split():
             try:
                 declarations.append(_declaration(doc, fence.info, fence.content, line, known))
@@ -238,7 +246,7 @@ def read_page(gb_id: str, doc: Doc, known: Iterable[str]) -> Page:
         ]
     if problems:
         raise GbsiteError(problems)
-    return Page(gb_id, tuple(blocks), declared)
+    return Page(gb_id, tuple(blocks), declared, tuple(scanned.paragraphs))
 
 
 def _base(version: str) -> str:
@@ -264,10 +272,22 @@ def page_coverage(
         for b in page.blocks
     )
     if page.declaration is not None:
-        return PageCoverage(gb_id, page.declaration.status, states, page.declaration)
-    verified = {s.kind for s in states if s.verified}
-    status = "verified" if verified == {"gb-repro", "gb-fix"} else "none"
-    return PageCoverage(gb_id, status, states)
+        status = page.declaration.status
+    else:
+        verified = {s.kind for s in states if s.verified}
+        status = "verified" if verified == {"gb-repro", "gb-fix"} else "none"
+    return PageCoverage(gb_id, status, states, page.declaration, page.words)
+
+
+def repeated_paragraphs(pages: Iterable[Page], most: int = 2) -> dict[str, list[str]]:
+    """Paragraphs (of more than a few words) found on more than `most` pages: boilerplate,
+    which a page should replace with what is true of its own break."""
+    where: dict[str, list[str]] = {}
+    for page in pages:
+        for text in set(page.paragraphs):
+            if len(text.split()) > 8:
+                where.setdefault(text, []).append(page.id)
+    return {text: sorted(ids) for text, ids in where.items() if len(ids) > most}
 
 
 def in_release(entry: Entry, labels: list[str], release: str) -> bool:

@@ -167,11 +167,11 @@ def parse_info(info: str) -> Annotation | None:
     return Annotation(words[1], **options)
 
 
-def blocks_of(gb_id: str, doc: Doc) -> list[Block]:
+def blocks_of(gb_id: str, doc: Doc, scanned: Scan | None = None) -> list[Block]:
     """The annotated blocks of a docs file, found as GitHub's Markdown finds fences."""
     found: list[Block] = []
     problems: list[Problem] = []
-    for fence, line in fences(doc):
+    for fence, line in (scanned or scan(doc)).fences:
         try:
             a = parse_info(fence.info)
         except ValueError as exc:
@@ -203,17 +203,33 @@ class FoundFence:
     content: str
 
 
-def fences(doc: Doc) -> list[tuple[FoundFence, int]]:
-    """Every fenced block of a docs file's block, with the file line of its opening fence."""
-    if "```" not in doc.block and "~~~" not in doc.block:
-        return []  # most blocks: no need for the parser
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """A docs file's block, parsed once: its fences, and its prose outside code."""
+
+    fences: list[tuple[FoundFence, int]]  # with the file line of the opening fence
+    paragraphs: list[str]  # text of paragraphs, headings and list items, white space collapsed
+
+    @property
+    def words(self) -> int:
+        return sum(len(p.split()) for p in self.paragraphs)
+
+
+def scan(doc: Doc) -> Scan:
+    """Parse the block as GitHub's Markdown would, for its fences and its prose."""
+    if not doc.block.strip():
+        return Scan([], [])
     from markdown_it import MarkdownIt
 
-    return [
-        (FoundFence(token.info, token.content), doc.block_line_of(0) + token.map[0])
-        for token in MarkdownIt("commonmark").parse(doc.block)
-        if token.type == "fence" and token.map is not None
-    ]
+    tokens = MarkdownIt("commonmark").parse(doc.block)
+    return Scan(
+        [
+            (FoundFence(t.info, t.content), doc.block_line_of(0) + t.map[0])
+            for t in tokens
+            if t.type == "fence" and t.map is not None
+        ],
+        [" ".join(t.content.split()) for t in tokens if t.type == "inline" and t.content.strip()],
+    )
 
 
 def torch_version(python: str) -> str:
