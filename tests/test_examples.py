@@ -227,6 +227,7 @@ def test_blocks_that_need_what_the_checker_lacks_are_not_run(
             examples.Annotation("gb-fix", needs="package:triton"),
         ),
         ("python gb-repro eager=raises", examples.Annotation("gb-repro", eager="raises")),
+        ("python gb-fix needs=python:3.12", examples.Annotation("gb-fix", needs="python:3.12")),
         ("python gb-repro fullgraph=false", examples.Annotation("gb-repro", fullgraph="false")),
     ],
 )
@@ -246,6 +247,7 @@ def test_info_strings(info: str, expected: object) -> None:
         "python gb-fix eager=raises",
         "python gb-repro eager=passes",
         "python gb-fix fullgraph=false",
+        "python gb-repro needs=python:2.7",
         "python gb-repro fullgraph=true",
     ],
 )

@@ -1,8 +1,8 @@
 """Coverage: the state of every id's page, derived from its Additional Information block.
 
     verified     a gb-repro and a gb-fix that ran as they promise, recorded for the release
-    environment  reachable only with a CUDA device, several processes or another package: the
-                 blocks carry `needs=` and are shown, not run
+    environment  reachable only with a CUDA device, several processes, another package or a newer
+                 Python: the blocks carry `needs=` and are shown, not run
     internal     no user program reaches it; the page cites the torch file and function
     unraised     the registry keeps it, but nothing in torch raises it any more
     none         nothing yet
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from gbsite.docs import Doc
 from gbsite.errors import GbsiteError, Problem
-from gbsite.examples import Block, blocks_of, scan
+from gbsite.examples import NEEDS_HELP, Block, blocks_of, scan, valid_needs
 from gbsite.model import GB_ID, Entry, Registry
 
 STATES = ("verified", "environment", "internal", "unraised", "none")
@@ -38,7 +38,8 @@ STATE_TEXT = {
     "verified": ("Verified", "A repro and a fix on the page were run and did what they say."),
     "environment": (
         "Needs an environment",
-        "Reachable only with a CUDA device, several processes or another package: the "
+        "Reachable only with a CUDA device, several processes, another package or a newer "
+        "Python: the "
         "examples are shown, not run.",
     ),
     "internal": (
@@ -162,7 +163,7 @@ def _declaration(doc: Doc, info: str, content: str, line: int, known: set[str]) 
                 "reason": "say in `reason:` why there is no run example",
                 "source": "cite in `source:` the torch file that raises it (torch/...py)",
                 "function": "name in `function:` the function there that raises it",
-                "needs": "say in `needs:` what it takes: cuda, distributed or package:NAME",
+                "needs": f"say in `needs:` what it takes: {NEEDS_HELP}",
             }[name]
             raise problem(f"a `{status}` status block without `{name}`: {what}")
     source, function = fields.get("source") or None, fields.get("function") or None
@@ -171,11 +172,8 @@ def _declaration(doc: Doc, info: str, content: str, line: int, known: set[str]) 
     if function is not None and not _FUNCTION.fullmatch(function):
         raise problem(f"`function: {function}` is a name such as Class.method")
     needs = fields.get("needs") or None
-    if needs is not None:
-        from gbsite.examples import NEEDS
-
-        if needs not in NEEDS and not re.fullmatch(r"package:[\w.-]+", needs):
-            raise problem(f"`needs: {needs}`: cuda, distributed or package:NAME")
+    if needs is not None and not valid_needs(needs):
+        raise problem(f"`needs: {needs}`: {NEEDS_HELP}")
     replaced = fields.get("replaced-by") or None
     if replaced is not None and (not GB_ID.fullmatch(replaced) or replaced not in known):
         raise problem(f"`replaced-by: {replaced}` is not an id of the registry")

@@ -11,7 +11,8 @@ eager) right after it is bound. A gb-repro passes when the program fails with a 
 linking to its page's id, and runs to the end without torch.compile (unless `eager=raises`
 says that it fails in plain PyTorch too; with `fullgraph=false`, when it runs to the end and the
 graph-break log links to the page); a gb-fix passes when it runs to the end, so without
-any graph break, having called NAME. A block with `needs=` (cuda, distributed, package:NAME) is
+any graph break, having called NAME. A block with `needs=` (cuda, distributed, package:NAME,
+python:3.N) is
 shown and never run. Plain ```python blocks are only shown. Blocks that pass are recorded, with
 the torch version, in docs/verified-examples.yaml, which the site reads.
 """
@@ -50,10 +51,22 @@ NO_FULLGRAPH = "false"
 _URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
 
 
+# needs=package:NAME, or needs=python:X.Y for a break only newer bytecode reaches
+_NEEDS_FORM = re.compile(r"package:[\w.-]+|python:3\.\d+")
+NEEDS_HELP = "cuda, distributed, package:NAME or python:3.N"
+
+
+def valid_needs(needs: str) -> bool:
+    return needs in NEEDS or _NEEDS_FORM.fullmatch(needs) is not None
+
+
 def needs_label(needs: str) -> str:
-    """`cuda` -> `a CUDA device`; `package:triton` -> `the triton package`."""
+    """`cuda` -> `a CUDA device`; `package:triton` -> `the triton package`; `python:3.12` ->
+    `Python 3.12 or newer`."""
     if needs.startswith("package:"):
         return f"the {needs.removeprefix('package:')} package"
+    if needs.startswith("python:"):
+        return f"Python {needs.removeprefix('python:')} or newer"
     return NEEDS[needs]
 
 
@@ -77,7 +90,7 @@ class Annotation:
     kind: str  # gb-repro or gb-fix
     compile_name: str = "fn"
     backend: str = DEFAULT_BACKEND
-    needs: str = ""  # cuda, distributed or package:NAME: shown, not run
+    needs: str = ""  # cuda, distributed, package:NAME or python:3.N: shown, not run
     eager: str = ""  # "raises": a repro whose code fails in plain PyTorch as well
     fullgraph: str = ""  # "false": a repro whose break only a non-fullgraph compile logs
 
@@ -151,11 +164,12 @@ def parse_info(info: str) -> Annotation | None:
         if match is None:
             raise ValueError(
                 f"unknown option `{word}` (use compile=NAME, backend=NAME, "
-                "needs=cuda|distributed|package:NAME or eager=raises)"
+                f"needs={NEEDS_HELP.replace(', ', '|').replace(' or ', '|')}, eager=raises or "
+                "fullgraph=false)"
             )
         key, value = match.groups()
-        if key == "needs" and value not in NEEDS and not re.fullmatch(r"package:[\w.-]+", value):
-            raise ValueError(f"`needs={value}`: a block needs cuda, distributed or package:NAME")
+        if key == "needs" and not valid_needs(value):
+            raise ValueError(f"`needs={value}`: a block needs {NEEDS_HELP}")
         if key == "eager" and (value != EAGER_RAISES or words[1] != "gb-repro"):
             raise ValueError("`eager=raises` is the only eager option, and only for a gb-repro")
         if key == "fullgraph" and (value != NO_FULLGRAPH or words[1] != "gb-repro"):
