@@ -9,7 +9,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from conftest import DATA, Project
+from conftest import DATA, REPO, Project
+from gbsite import docs
 
 pytestmark = pytest.mark.browser
 
@@ -152,7 +153,9 @@ def test_filters_live_in_the_url_and_the_back_button_works(open_page: Any, base_
     assert rows.count() == 1 and rows.first.get_attribute("id") == "GB0060"
     page.check("#filter-info")
     assert query(page) == {"status": ["removed"], "info": ["1"]}
-    assert rows.count() == 0
+    # The one removed id is listed with "has additional information" only if its page has some.
+    removed_has_info = docs.read(REPO / "docs" / "gb" / "gb0060.md").has_content
+    assert rows.count() == (1 if removed_has_info else 0)
     page.go_back()
     assert query(page) == {"status": ["removed"]}
     assert page.locator("#filter-info").is_checked() is False
@@ -210,13 +213,15 @@ def test_search_works_opened_from_disk(open_page: Any, built_site: Project) -> N
     page.wait_for_selector(".search-popup [data-id=GB0025]")
 
 
-def test_keystroke_to_results_is_fast(open_page: Any, base_url: str) -> None:
+def test_each_search_records_how_long_it_took(open_page: Any, base_url: str) -> None:
+    """benchmarks/search.py reads window.gbsiteLastSearchMs; every search must set it anew."""
     page = open_page(base_url + "index.html")
     page.wait_for_function("!!window.gbsiteSearch")
+    page.evaluate("window.gbsiteLastSearchMs = -1")
     page.locator("#search-input").fill("graph")
-    panel_ids(page)
+    assert panel_ids(page)
     ms = page.evaluate("window.gbsiteLastSearchMs")
-    assert isinstance(ms, (int, float)) and ms >= 0  # the figure itself is a benchmark's job
+    assert isinstance(ms, (int, float)) and 0 <= ms < 10_000  # the speed is a benchmark's job
 
 
 PARITY_QUERIES = [

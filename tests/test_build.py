@@ -331,7 +331,9 @@ def test_rebuild_with_nothing_changed_writes_nothing(built: Project) -> None:
     "change",
     [
         lambda p: (p.docs / "gb0001.md").write_text(
-            (p.docs / "gb0001.md").read_text().replace("-->\n\n<!--", "-->\nnew note\n<!--")
+            (p.docs / "gb0001.md")
+            .read_text()
+            .replace(docs.END_MARKER, "new note\n" + docs.END_MARKER)
         ),
         lambda p: (p.root / "templates" / "404.html.j2").write_text(
             (p.root / "templates" / "404.html.j2").read_text() + "\n"

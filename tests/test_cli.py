@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,14 +31,26 @@ def test_version() -> None:
     assert version() != "0+unknown"  # the package is installed, metadata is found
 
 
+COMMANDS = [
+    "import",
+    "export-json",
+    "sync",
+    "check",
+    "coverage",
+    "build",
+    "serve",
+    "lookup",
+]
+
+
 def test_help_lists_every_command() -> None:
     result = gbsite("--help")
     assert result.returncode == 0
-    for command in ("import", "export-json"):
-        assert command in result.stdout
+    listed = re.findall(r"^    (\S+)", result.stdout.split("positional arguments:")[1], re.M)
+    assert sorted(listed) == sorted(COMMANDS)
 
 
-@pytest.mark.parametrize("command", ["import", "export-json"])
+@pytest.mark.parametrize("command", COMMANDS)
 def test_command_help(command: str) -> None:
     result = gbsite(command, "--help")
     assert result.returncode == 0

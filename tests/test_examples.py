@@ -286,10 +286,10 @@ def test_blocks_are_found_with_their_file_lines(project: Project) -> None:
 
 
 def test_bad_info_string_is_reported_with_file_and_line(project: Project) -> None:
-    path = page(project, "GB0025", "```python gb-repro fullgraph=True\nfn()\n```\n")
+    path = page(project, "GB0025", "```python gb-repro strict=True\nfn()\n```\n")
     result = project.run("check", "--examples", "--python", sys.executable)
     assert result.code == 2
-    assert f"gb0025.md:{line_of(path, 'gb-repro')}: unknown option `fullgraph=True`" in result.err
+    assert f"gb0025.md:{line_of(path, 'gb-repro')}: unknown option `strict=True`" in result.err
 
 
 def test_check_examples_reports_and_records(project: Project, fake_python: str) -> None:

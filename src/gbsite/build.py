@@ -135,7 +135,7 @@ def registry_ids(cfg: Config) -> list[str]:
 
 
 def load_docs(
-    cfg: Config, snapshot: fingerprint.Snapshot, known_ids: Iterable[str], report: BuildReport
+    cfg: Config, snapshot: fingerprint.ReadInputs, known_ids: Iterable[str], report: BuildReport
 ) -> dict[str, Doc]:
     from gbsite.docs import scan
 
@@ -157,7 +157,7 @@ def load_docs(
     return docs
 
 
-def render_blocks(cfg: Config, snapshot: fingerprint.Snapshot) -> RenderedBlocks:
+def render_blocks(cfg: Config, snapshot: fingerprint.ReadInputs) -> RenderedBlocks:
     """Every contributor block as HTML, from the snapshot alone: the worker forked right after
     the fingerprint runs this while the build loads the registry and builds the models. Its
     warnings and errors are the build's own, which reports them."""
@@ -418,7 +418,7 @@ class Builder:
         return written
 
     def _prepare(
-        self, snapshot: fingerprint.Snapshot, report: BuildReport
+        self, snapshot: fingerprint.ReadInputs, report: BuildReport
     ) -> tuple[Inputs, SiteModel, Renderer]:
         from gbsite import registry
 
@@ -437,7 +437,8 @@ class Builder:
         """Rebuild after edits to docs files only; needs a previous build()."""
         from gbsite.docs import DOC_NAME
 
-        assert self.inputs and self.model and self.renderer
+        if self.inputs is None or self.model is None or self.renderer is None:
+            raise RuntimeError("docs_changed() rebuilds after a build(); there was none")
         report = BuildReport(self.out_dir)
         docs = dict(self.inputs.docs)
         changed: set[str] = set()

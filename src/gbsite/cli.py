@@ -474,13 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=cmd_coverage)
 
-    for register in _EXTRA_COMMANDS:
-        register(sub)
     return parser
-
-
-# Commands defined in their own modules add themselves here (see the end of this file).
-_EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -390,14 +390,17 @@ class TorchSource:
         return any(t in text or t in self.strings(path) for t in gb_types)
 
     def find(self, gb_types: Iterable[str]) -> Path | None:
-        """A file of the package that has one of these graph-break types, if any: as text
-        anywhere, or as a joined literal in the files that raise graph breaks (gb_type=...)."""
+        """A file of the package that has one of these graph-break types as a string literal
+        of its own, if any: quoted in the text, or as the joined value of implicitly
+        concatenated literals in the files that raise graph breaks (gb_type=...). A type that
+        is only part of a longer string (`functools.wraps` in a docstring) does not count."""
         if not self._all:
             self._all = sorted(self.folder.rglob("*.py"))
         wanted = set(gb_types)
+        quoted = [q + t + q for t in wanted for q in ('"', "'")]
         for path in self._all:
             text = self.text(path)
-            if any(t in text for t in wanted):
+            if any(t in text for t in wanted) and any(q in text for q in quoted):
                 return path
         for path in self._all:
             if "gb_type" in self.text(path) and wanted & self.strings(path):

@@ -44,7 +44,11 @@ _FIELDS = {
 }
 DEFAULT_BACKEND = "eager"  # Dynamo traces and the graph runs uncompiled: no Inductor time
 # What a block may need that the checker does not have: such a block is shown, never run.
-NEEDS = {"cuda": "a CUDA device", "distributed": "several processes (torch.distributed)"}
+NEEDS = {
+    "cuda": "a CUDA device",
+    "distributed": "several processes (torch.distributed)",
+    "export": "torch.export (the checker runs torch.compile only)",
+}
 EAGER_RAISES = "raises"  # eager=raises: the repro's code fails in plain PyTorch too, on purpose
 # fullgraph=false: a repro of a break that only a compile without fullgraph reports (in the log)
 NO_FULLGRAPH = "false"
@@ -53,7 +57,7 @@ _URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
 
 # needs=package:NAME, or needs=python:X.Y for a break only newer bytecode reaches
 _NEEDS_FORM = re.compile(r"package:[\w.-]+|python:3\.\d+")
-NEEDS_HELP = "cuda, distributed, package:NAME or python:3.N"
+NEEDS_HELP = "cuda, distributed, export, package:NAME or python:3.N"
 
 
 def valid_needs(needs: str) -> bool:

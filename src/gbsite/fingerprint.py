@@ -6,7 +6,7 @@ not times) and keep the hash in the output folder's marker file, with the size o
 build wrote. When both still match, `gbsite build` has nothing to do and stops before importing
 Jinja, YAML or Markdown: that is what makes a rebuild with nothing changed cheap.
 
-The bytes hashed are kept (`Snapshot`), and the build parses the registry and docs files, the
+The bytes hashed are kept (`ReadInputs`), and the build parses the registry and docs files, the
 bulk of its input, from those: they are read once, and the recorded hash describes exactly what
 was built even if one changes during the build. Templates, assets and the record of verified
 examples are read again where they are used (Jinja's loader reads its own); if one changes
@@ -35,7 +35,7 @@ def _files(folder: Path) -> list[Path]:
 
 
 @dataclass(frozen=True)
-class Snapshot:
+class ReadInputs:
     digest: str  # of the files below, gbsite's code and SOURCE_DATE_EPOCH
     files: dict[Path, bytes]  # the project's input files
 
@@ -45,7 +45,7 @@ class Snapshot:
         return data if data is not None else path.read_bytes()
 
 
-def inputs(cfg: Config) -> Snapshot:
+def inputs(cfg: Config) -> ReadInputs:
     sources = [
         cfg.file,
         *([cfg.verified_file] if cfg.verified_file.exists() else []),
@@ -65,7 +65,7 @@ def inputs(cfg: Config) -> Snapshot:
         digest.update(data)
         digest.update(b"\0")
     digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
-    return Snapshot(digest.hexdigest(), files)
+    return ReadInputs(digest.hexdigest(), files)
 
 
 def marker(fingerprint: str, sizes: dict[str, int]) -> bytes:

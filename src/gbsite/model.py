@@ -98,6 +98,3 @@ class Registry:
     @property
     def labels(self) -> list[str]:
         return [s.label for s in self.sources]
-
-    def release_index(self, label: str) -> int:
-        return self.labels.index(label)

@@ -1,6 +1,6 @@
 """Finding the right graph break from what a user has: an id, a URL, words, or a pasted log.
 
-The same algorithm runs in the browser (templates/assets/site.js, which mirrors `lookup` and
+The same algorithm runs in the browser (templates/assets/search.js, which mirrors `lookup` and
 `parse_log` step by step) and on the command line (`gbsite lookup`); both are tested against the
 same real logs of torch 2.13.0 (tests/data/logs).
 

@@ -35,7 +35,7 @@ _CHANGES = {"created", "modified", "moved", "deleted", "closed"}
 
 
 @dataclass(frozen=True, slots=True)
-class Snapshot:
+class ServedSite:
     """The site being served: the last good build, and the error of a later failed one."""
 
     number: int
@@ -48,20 +48,20 @@ class SiteState:
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
-        self.snapshot = Snapshot(0, {}, None)
+        self.snapshot = ServedSite(0, {}, None)
 
-    def publish(self, snapshot: Snapshot) -> None:
+    def publish(self, snapshot: ServedSite) -> None:
         with self._changed:
             self.snapshot = snapshot
             self._changed.notify_all()
 
-    def wait_for_change(self, seen: Snapshot, timeout: float) -> Snapshot:
+    def wait_for_change(self, seen: ServedSite, timeout: float) -> ServedSite:
         with self._changed:
             self._changed.wait_for(lambda: self.snapshot is not seen, timeout=timeout)
             return self.snapshot
 
 
-def live_reload_script(snapshot: Snapshot) -> bytes:
+def live_reload_script(snapshot: ServedSite) -> bytes:
     """Injected into served HTML only (never into the built files)."""
     return (
         "<script>(function(){var build=" + str(snapshot.number) + ";"
@@ -223,13 +223,13 @@ class DevServer:
                 f"build failed ({len(exc.problems)} problem(s)); still serving the last "
                 f"good site:\n{message}"
             )
-            self.state.publish(Snapshot(current.number, current.outputs, message))
+            self.state.publish(ServedSite(current.number, current.outputs, message))
             return
         ms = (time.perf_counter() - started) * 1000
         for warning in report.warnings:
             self.log(f"warning: {warning}")
         self.log(f"rebuilt in {ms:.0f} ms ({report.written} files changed)")
-        self.state.publish(Snapshot(current.number + 1, report.outputs, None))
+        self.state.publish(ServedSite(current.number + 1, report.outputs, None))
 
     def _relevant(self, path: Path) -> bool:
         name = path.name

@@ -101,10 +101,16 @@ class EntryList:
     entries: tuple[EntryView, ...]
 
 
+def share(count: int, total: int) -> float:
+    """Percent, one decimal, for a bar; 0 of nothing (an empty registry) is 0."""
+    return round(100 * count / total, 1) if total else 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class CategoryCount:
     category: Category | None  # None: no canned hint, so no category
     count: int
+    share: float  # percent of the current entries
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +119,7 @@ class CoverageList:
     title: str
     description: str
     entries: tuple[EntryView, ...]
+    share: float  # percent of the release's ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,15 +220,12 @@ def coverage_summary(
 ) -> CoverageSummary:
     by_id = {p.view.id: p for p in pages}
     ids = [v for v in views if by_id[v.id].in_release]
-    lists = tuple(
-        CoverageList(
-            state,
-            *coverage.STATE_TEXT[state],
-            tuple(v for v in ids if by_id[v.id].coverage.status == state),
-        )
-        for state in coverage.STATES
-    )
-    return CoverageSummary(release, len(ids), lists)
+    lists = []
+    for state in coverage.STATES:
+        listed = tuple(v for v in ids if by_id[v.id].coverage.status == state)
+        title, description = coverage.STATE_TEXT[state]
+        lists.append(CoverageList(state, title, description, listed, share(len(listed), len(ids))))
+    return CoverageSummary(release, len(ids), tuple(lists))
 
 
 def dashboard(
@@ -239,8 +243,10 @@ def dashboard(
     missing = [v for v in current if any(d.key in missing_keys for d in v.defects)]
     counts: list[CategoryCount] = []
     for category in registry.categories:
-        counts.append(CategoryCount(category, sum(category in v.categories for v in current)))
-    counts.append(CategoryCount(None, sum(not v.categories for v in current)))
+        n = sum(category in v.categories for v in current)
+        counts.append(CategoryCount(category, n, share(n, len(current))))
+    n = sum(not v.categories for v in current)
+    counts.append(CategoryCount(None, n, share(n, len(current))))
     growth = [(s.label, s.entries, s.items) for s in registry.sources]
     lists = [
         EntryList(
