@@ -104,11 +104,22 @@ def test_results_as_you_type(open_page: Any, base_url: str) -> None:
     )
     page.keyboard.press("Escape")
     assert page.locator(".search-popup").count() == 0
-    page.locator("#search-input").fill("gb0025")
-    page.wait_for_selector(".search-popup [data-id=GB0025]")
+    page.locator("#search-input").fill("generator")
+    page.wait_for_selector(".search-popup [role=option]")
     page.keyboard.press("Enter")  # nothing selected: the full results on the index
-    page.wait_for_url("**/index.html?q=gb0025")
-    assert panel_ids(page) == ["GB0025"]
+    page.wait_for_url("**/index.html?q=generator")
+    assert "GB0003" in panel_ids(page)
+
+
+@pytest.mark.parametrize("typed", ["gb0025", "GB0025", "0025"])
+@pytest.mark.parametrize("start", ["index.html", "gb/gb0300.html"])
+def test_enter_on_an_exact_id_opens_its_page(
+    open_page: Any, base_url: str, typed: str, start: str
+) -> None:
+    page = open_page(base_url + start)
+    page.locator("#search-input").fill(typed)
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/gb/gb0025.html")
 
 
 @pytest.mark.parametrize(

@@ -85,6 +85,24 @@ def test_dashboard(open_page: Any, base_url: str) -> None:
     page.wait_for_url("**/gb/gb0060.html")
 
 
+@pytest.mark.parametrize("category", ["No category", "User error"])
+def test_dashboard_category_counts_match_the_lists_they_open(
+    open_page: Any, base_url: str, category: str
+) -> None:
+    page = open_page(base_url + "dashboard.html")
+    row = page.locator("#categories tbody tr", has_text=category)
+    count = int(row.locator("td.num").inner_text())
+    row.locator("a").click()
+    page.wait_for_url("**/index.html?category=*")
+    page.wait_for_function("!!window.gbsiteSearch")
+    rows = page.locator("table.entries tbody tr:not([hidden])")
+    page.wait_for_function(
+        f"document.querySelectorAll('table.entries tbody tr:not([hidden])').length === {count}",
+        timeout=5000,
+    )
+    assert rows.count() == count
+
+
 def test_keyboard(open_page: Any, base_url: str) -> None:
     page = open_page(base_url + "gb/gb0025.html")
     page.keyboard.press("Tab")
