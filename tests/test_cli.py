@@ -85,3 +85,31 @@ def test_bad_config_is_reported_with_line(project: Project) -> None:
     result = gbsite("--root", str(project.root), "export-json")
     assert result.returncode == 2
     assert "gbsite.toml:9: unknown setting site.brnach" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["serve", "--port", "99999"], "'99999' is not a port number (0 to 65535)"),
+        (["serve", "--port", "http"], "'http' is not a port number (0 to 65535)"),
+        (["export-json", "-o", "{tmp}"], "is a folder; name the file to write (-o FILE)"),
+        (["build", "--out", "{tmp}/a-file"], "is a file, not a folder; choose another --out"),
+        (["export-json", "-o", "{tmp}/a-file/x.json"], "a-file: File exists"),
+    ],
+    ids=[
+        "port out of range",
+        "port not a number",
+        "export to a folder",
+        "build into a file",
+        "export below a file",
+    ],
+)
+def test_bad_arguments_get_one_line_and_no_traceback(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    (tmp_path / "a-file").write_text("not a site")
+    result = gbsite(*(a.format(tmp=tmp_path) for a in args))
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) <= 3
+    assert (tmp_path / "a-file").read_text() == "not a site"

@@ -314,6 +314,8 @@ def search_index(model: SiteModel) -> str:
 
 def _refuse_dangerous_output(cfg: Config, out_dir: Path) -> None:
     """The output folder is replaced wholesale: never let it be a source folder or a parent."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise GbsiteError(f"{out_dir}: is a file, not a folder; choose another --out")
     sources = [cfg.root, cfg.registry_dir, cfg.docs_dir, cfg.templates_dir]
     for source in sources:
         source = source.resolve()

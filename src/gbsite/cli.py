@@ -60,6 +60,8 @@ def cmd_export_json(args: argparse.Namespace) -> int:
     text = importer.dumps_upstream(registry.load(cfg.registry_dir))
     if args.output in (None, "-"):
         sys.stdout.write(text)
+    elif Path(args.output).is_dir():
+        raise GbsiteError(f"{args.output}: is a folder; name the file to write (-o FILE)")
     else:
         write_atomic(Path(args.output), text.encode("utf-8"))
     return EXIT_OK
@@ -280,6 +282,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _port(text: str) -> int:
+    """A TCP port number, or argparse's one-line usage error."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535)")
+    return port
+
+
 class _VersionAction(argparse.Action):
     """--version, looking the version up only when asked (package metadata is slow to load)."""
 
@@ -428,7 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
         "browser until the file is fixed. Ctrl-C stops it.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (8000; 0 picks a free one)")
+    p.add_argument("--port", type=_port, default=8000, help="port (8000; 0 picks a free one)")
     p.add_argument(
         "--out",
         type=Path,
@@ -492,6 +505,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `gbsite export-json | head`
         return EXIT_OK
+    except OSError as exc:  # the machine's refusal (disk full, no permission): not a bug
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"gbsite: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 def run() -> NoReturn:
