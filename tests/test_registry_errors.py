@@ -307,6 +307,16 @@ def test_missing_registry_folder(empty_project: Project) -> None:
             "Hints must be a list of strings",
         ),
         (b'{"GB0001": \xff}', "invalid UTF-8"),
+        (
+            b'{"GB0001": [{"Gb_type": "a", "Context": "", "Explanation": "", "Hints": []}],\n'
+            b' "GB0001": [{"Gb_type": "b", "Context": "", "Explanation": "", "Hints": []}]}',
+            "GB0001 appears twice",
+        ),
+        (b"[" * 100_000, "nested too deeply"),
+        (
+            b'{"GB0001": [{"Gb_type": "\\udc80", "Context": "", "Explanation": "", "Hints": []}]}',
+            "lone surrogate",
+        ),
     ],
 )
 def test_bad_upstream_json(small: Project, payload: bytes, message: str) -> None:

@@ -118,14 +118,31 @@ def _key_line(raw: str, key: str) -> int | None:
 
 def parse_registry_json(path: Path, data: bytes) -> dict[str, list[Text]]:
     """Validate the upstream shape strictly: any surprise there is better reported than guessed."""
+    doubled: list[str] = []
+
+    def no_doubles(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        seen: dict[str, object] = {}
+        for key, value in pairs:
+            if key in seen:
+                doubled.append(key)
+            seen[key] = value
+        return seen
+
     try:
         raw = data.decode("utf-8")
-        doc = json.loads(raw)
+        doc = json.loads(raw, object_pairs_hook=no_doubles)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise GbsiteError.at(path, line, "invalid UTF-8 in registry JSON") from None
     except json.JSONDecodeError as exc:
         raise GbsiteError.at(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise GbsiteError.at(path, 1, "JSON nested too deeply to be a registry") from None
+    if doubled:
+        key = doubled[0]
+        raise GbsiteError.at(
+            path, _key_line(raw, key), f"{key} appears twice; a registry has each key once"
+        )
     if not isinstance(doc, dict):
         raise GbsiteError.at(path, 1, "expected a JSON object keyed by graph-break id")
     problems: list[Problem] = []
@@ -155,11 +172,23 @@ def parse_registry_json(path: Path, data: bytes) -> dict[str, list[Text]]:
             if not isinstance(hints, list) or not all(isinstance(h, str) for h in hints):
                 bad(f"item {i}: Hints must be a list of strings")
                 continue
+            if not all(_is_unicode(t) for t in (*strings, *hints)):
+                bad(f"item {i}: a text has a lone surrogate (a \\udXXX escape), not valid Unicode")
+                continue
             texts.append(Text(strings[0], strings[1], strings[2], tuple(hints)))
         out[gb_id] = texts
     if problems:
         raise GbsiteError(problems)
     return out
+
+
+def _is_unicode(text: str) -> bool:
+    """False for text with lone surrogates, which no file can hold as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _version_key(label: str) -> tuple[int, ...] | None:
