@@ -460,15 +460,8 @@
       else if (event.key === "ArrowUp") { event.preventDefault(); select(selected - 1); }
       else if (event.key === "Escape") { closePopup(); }
       else if (event.key === "Enter") {
-        var exact = ID_QUERY.exec(input.value);
-        if (exact && !(popup && selected >= 0)) {
-          // An id typed in full (GB0123, gb0123, 0123) opens its page, not a list of one.
-          event.preventDefault();
-          loadIndex().then(function (data) {
-            var entry = data.byId["GB" + exact[1]];
-            if (entry) location.href = root + "gb/" + entry.slug + ".html";
-            else if (onIndex) run(true);
-          });
+        if (core.idOf(input.value) && !(popup && selected >= 0)) {
+          return; // an id typed in full: the form's submit opens its page (site.js)
         } else if (popup && selected >= 0) {
           event.preventDefault();
           location.href = popup.querySelectorAll("[role=option] a")[selected].href;

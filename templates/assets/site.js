@@ -26,6 +26,22 @@
     }
   }
 
+  // An id typed in full (GB0123, gb0123, 0123) opens its page rather than a list of one.
+  // Here, not in search.js, so that it works before the search has loaded.
+  core.idOf = function (text) {
+    var m = /^\s*(?:gb\s*-?\s*)?(\d{4})\s*$/i.exec(text);
+    return m ? m[1] : null;
+  };
+  if (form && input) {
+    form.addEventListener("submit", function (event) {
+      var digits = core.idOf(input.value);
+      if (digits) {
+        event.preventDefault();
+        location.href = core.root + "gb/gb" + digits + ".html";
+      }
+    });
+  }
+
   if (input) {
     input.addEventListener("focus", loadSearch);
     input.addEventListener("input", loadSearch);
