@@ -408,6 +408,22 @@ class TorchSource:
         return None
 
 
+def reported_types(entry: Entry, labels: list[str], version: str) -> set[str]:
+    """The graph-break type PyTorch reported for this id in the release installed: the text
+    current then (a text the id never reported in a release, such as a wording another id now
+    uses, says nothing about this id). For a torch that is no imported release, every type the
+    id ever reported."""
+    reported = [r for r in (*entry.history, *entry.replaced) if r.current_since is not None]
+    release = _base(version)
+    if release in labels:
+        index = labels.index(release)
+        then = [r for r in reported if labels.index(str(r.current_since)) <= index]
+        if then:
+            newest = max(then, key=lambda r: labels.index(str(r.current_since)))
+            return {newest.text.gb_type}
+    return {r.text.gb_type for r in reported}
+
+
 def torch_problems(
     pages: dict[str, Page], registry: Registry, torch: TorchSource, version: str
 ) -> list[Problem]:
@@ -450,7 +466,7 @@ def torch_problems(
                     )
                 )
         if d.status == "unraised":
-            found = torch.find(gb_types)
+            found = torch.find(reported_types(entry, registry.labels, version))
             if found is not None:
                 rel = "torch/" + found.relative_to(torch.folder).as_posix()
                 problems.append(
