@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import textwrap
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from gbsite.errors import GbsiteError, Problem, display_path
 from gbsite.model import Registry
 
 
-def page_problems(pages: dict[str, docs.Doc], known: Iterable[str]) -> list[Problem]:
+def page_problems(pages: dict[str, docs.Doc], known: Container[str]) -> list[Problem]:
     """Annotated blocks and status blocks that are malformed or contradict each other."""
     try:
         coverage.read_pages(pages, known)

@@ -23,7 +23,7 @@ agree); `gbsite check --examples` validates them against the installed torch (to
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,7 +127,9 @@ class Page:
         return sum(len(p.split()) for p in self.paragraphs)
 
 
-def _declaration(doc: Doc, info: str, content: str, line: int, known: set[str]) -> Declaration:
+def _declaration(
+    doc: Doc, info: str, content: str, line: int, known: Container[str]
+) -> Declaration:
     import yaml
 
     def problem(message: str, at: int = line) -> GbsiteError:
@@ -180,9 +182,9 @@ def _declaration(doc: Doc, info: str, content: str, line: int, known: set[str]) 
     return Declaration(status, fields["reason"], source, function, needs, replaced, doc.path, line)
 
 
-def read_page(gb_id: str, doc: Doc, known: Iterable[str]) -> Page:
-    """The page's blocks and status block, validated against each other; problems raise."""
-    known = set(known)
+def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
+    """The page's blocks and status block, validated against each other; problems raise.
+    `known`: the registry's ids, for `replaced-by`."""
     problems: list[Problem] = []
     scanned = scan(doc)
     try:
@@ -303,9 +305,9 @@ def default_release(registry: Registry, record: dict[str, str]) -> str:
     return labels[max(ran)] if ran else labels[-1]
 
 
-def read_pages(docs: dict[str, Doc], known: Iterable[str]) -> dict[str, Page]:
-    """Every page with a block; all problems of all pages raise together."""
-    known = set(known)
+def read_pages(docs: dict[str, Doc], known: Container[str]) -> dict[str, Page]:
+    """Every page with a block; all problems of all pages raise together. `known`: the
+    registry's ids (its entries)."""
     pages: dict[str, Page] = {}
     problems: list[Problem] = []
     for gb_id, doc in docs.items():

@@ -228,10 +228,6 @@ class Scan:
     fences: list[tuple[FoundFence, int]]  # with the file line of the opening fence
     paragraphs: list[str]  # text of paragraphs, headings and list items, white space collapsed
 
-    @property
-    def words(self) -> int:
-        return sum(len(p.split()) for p in self.paragraphs)
-
 
 def scan(doc: Doc) -> Scan:
     """Parse the block as GitHub's Markdown would, for its fences and its prose."""
@@ -250,13 +246,9 @@ def scan(doc: Doc) -> Scan:
     )
 
 
-def torch_version(python: str) -> str:
-    """The torch the examples will run with; no torch is an error the user can fix."""
-    return torch_info(python)[0]
-
-
 def torch_info(python: str) -> tuple[str, Path]:
-    """Version and package folder of the torch that `python` imports, without importing it."""
+    """Version and package folder of the torch that `python` imports, without importing it; no
+    torch is an error the user can fix."""
     import subprocess  # here, not above: a build reads the record but never runs examples
 
     probe = (
@@ -293,11 +285,16 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
     def fail(summary: str, details: str = "") -> Result:
         return Result(block, False, summary, details, seconds, torch)
 
+    def repro_passed(summary: str) -> Result:
+        """A repro that did what it promises compiled; it must also do so uncompiled."""
+        problem = eager_problem(block, eager) if eager is not None else None
+        return fail(*problem) if problem else Result(block, True, summary, "", seconds, torch)
+
     if run.failure:
         return fail(run.failure, run.stderr)
     message = str(outcome.get("message") or "")
     chained = "\n".join(str(m) for m in outcome.get("chain") or [])
-    ids = sorted({f"GB{n}" for n in _URL_ID.findall(message + "\n" + chained)})
+    ids = linked_ids(message + "\n" + chained)
     name = block.compile_name
     raised = f"graph break {', '.join(ids)}" if ids else str(outcome["error_type"])  # if any
 
@@ -318,16 +315,13 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
                 message[:1500],
             )
         logged = "\n".join(str(m) for m in outcome.get("logged") or [])
-        found = sorted({f"GB{n}" for n in _URL_ID.findall(logged)})
+        found = linked_ids(logged)
         if block.gb_id not in found:
             return fail(
                 f"logged {', '.join(found) or 'no graph break'} instead of {block.gb_id}",
                 logged[:1500],
             )
-        problem = eager_problem(block, eager) if eager is not None else None
-        if problem:
-            return fail(*problem)
-        return Result(block, True, f"logs {block.gb_id} as a graph break", "", seconds, torch)
+        return repro_passed(f"logs {block.gb_id} as a graph break")
     if block.kind == "gb-repro":
         if outcome["status"] != "raised":
             return fail(
@@ -336,11 +330,7 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
             )
         if block.gb_id not in ids:
             return fail(f"raised {raised} instead of {block.gb_id}", message[:1500])
-        if eager is not None:
-            problem = eager_problem(block, eager)
-            if problem:
-                return fail(*problem)
-        return Result(block, True, f"breaks with {block.gb_id}", "", seconds, torch)
+        return repro_passed(f"breaks with {block.gb_id}")
     if outcome["status"] != "completed":
         return fail(f"raised {raised}; a gb-fix must run without any graph break", message[:1500])
     if run.stderr.strip():
@@ -348,6 +338,11 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
     if not outcome.get("graphs"):
         return fail(f"`{name}` was compiled but never called")
     return Result(block, True, "runs without a graph break", "", seconds, torch)
+
+
+def linked_ids(text: str) -> list[str]:
+    """The graph breaks whose pages a message links to, sorted."""
+    return sorted({f"GB{n}" for n in _URL_ID.findall(text)})
 
 
 def eager_problem(block: Block, eager: Outcome) -> tuple[str, str] | None:

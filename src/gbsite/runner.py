@@ -28,7 +28,6 @@ from gbsite.examples import Block, Outcome, Result, judge
 
 DRIVER = Path(__file__).with_name("example_driver.py")
 QUIET_ENV = ("TORCH_LOGS", "TORCHDYNAMO_VERBOSE", "TORCH_COMPILE_DEBUG", "TORCHDYNAMO_DISABLE")
-STARTUP_TIMEOUT = 300.0  # importing torch on a cold, busy machine
 
 
 def example_env() -> dict[str, str]:

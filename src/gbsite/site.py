@@ -132,7 +132,7 @@ class CoverageSummary:
 
     @property
     def verified(self) -> int:
-        return len(self.lists[0].entries)
+        return next(len(c.entries) for c in self.lists if c.state == "verified")
 
 
 @dataclass(frozen=True, slots=True)
