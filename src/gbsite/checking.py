@@ -145,7 +145,8 @@ class Verdict:
             return Checked(r, False, r.summary)
         if r.passed:
             return Checked(r, True, r.summary)
-        return Checked(r, True, f"{rec.describe(r.outcome)} with torch {self.release} (recorded)")
+        said = f"{rec.describe(r.outcome)} with torch {self.release} (recorded)"
+        return Checked(r, True, f"{said}: {r.summary}")
 
 
 def check_examples(
