@@ -313,7 +313,8 @@ def test_the_site_shows_each_state(project: Project) -> None:
         section = section[: section.index("</details>")]
         assert f'<span class="number">{counts[state]}</span>' in section  # type: ignore[index]
         assert f"gb/{gb_id.lower()}.html" in section
-    assert "Of the 517 ids of PyTorch 2.13.0" in dashboard
+    assert "Of the 592 ids of PyTorch 2.15.0" in dashboard  # the newest release of the examples
+    assert '<tr><th scope="row">2.13.0</th><td class="num">517</td>' in dashboard
 
 
 def test_thin_pages_and_repeated_paragraphs_are_listed(project: Project) -> None:
