@@ -89,7 +89,7 @@ def test_every_id_of_the_release_has_one_state(project: Project) -> None:
     for e in data["ids"]:  # type: ignore[attr-defined]
         path = REPO / "docs" / "gb" / f"{e['id'].lower()}.md"
         blocks = examples.blocks_of(e["id"], docs.read(path))
-        kinds = {b.kind for b in blocks if runs.passed(b.digest, b.kind, "2.13.0")}
+        kinds = {b.kind for b in blocks if runs.passed(b.key, b.kind, "2.13.0")}
         assert (e["status"] == "verified") == (kinds == {"gb-repro", "gb-fix"}), e
         assert len(e["blocks"]) == len(blocks)
     assert counts["verified"] >= 30  # type: ignore[index]
@@ -110,7 +110,7 @@ def test_each_state_is_derived_from_its_page(project: Project) -> None:
     runs = record.read(path)
     blocks = examples.blocks_of("GB0029", docs.read(repro))
     for b in blocks:
-        runs.rows[b.digest] = record.Row(
+        runs.rows[b.key] = record.Row(
             "GB0029", b.kind, b.line, b.digest, {"2.13.0": record.passing(b.kind)}
         )
     record.write(path, runs)
@@ -120,7 +120,7 @@ def test_each_state_is_derived_from_its_page(project: Project) -> None:
     assert {e["id"]: e["status"] for e in other["ids"]}["GB0029"] == "none"  # type: ignore[attr-defined]
     # A repro that no longer breaks with a later torch: that release lists the page as fixed.
     [repro_block] = [b for b in blocks if b.kind == "gb-repro"]
-    runs.rows[repro_block.digest].outcomes.update({"2.14.1": "breaks", "2.15.0": "no-break"})
+    runs.rows[repro_block.key].outcomes.update({"2.14.1": "breaks", "2.15.0": "no-break"})
     record.write(path, runs)
     assert states(project, "2.14.1")["GB0029"] == "none"  # the fix was not run there
     assert states(project, "2.15.0")["GB0029"] == "fixed"

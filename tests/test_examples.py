@@ -315,9 +315,11 @@ def test_check_examples_reports_and_records(project: Project, fake_python: str) 
     runs = record.read(record_file)
     good_blocks = examples.blocks_of("GB0025", docs.read(good))
     failing = {b.digest for b in examples.blocks_of("GB0029", docs.read(bad))}
-    assert {b.digest for b in good_blocks} <= set(runs.rows) and not failing & set(runs.rows)
-    assert {runs.verified_with(b.digest, b.kind, "2.13.0") for b in good_blocks} == {"2.13.0+fake"}
-    others = {d for d, row in runs.rows.items() if row.id not in ("GB0025", "GB0029")}
+    assert {b.key for b in good_blocks} <= set(runs.rows) and not failing & {
+        d for _, d in runs.rows
+    }
+    assert {runs.verified_with(b.key, b.kind, "2.13.0") for b in good_blocks} == {"2.13.0+fake"}
+    others = {k for k, row in runs.rows.items() if row.id not in ("GB0025", "GB0029")}
     assert len(others) > 50  # the pages not checked keep their outcomes
     # Checking one page again changes nothing about the others.
     result = project.run("check", "--examples", "GB0029", "--python", fake_python)

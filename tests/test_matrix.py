@@ -40,7 +40,7 @@ def set_outcomes(project: Project, gb_id: str, path: Path, **by_kind: dict[str, 
     """Write outcomes for the blocks of a page, as runs with several releases would."""
     runs = record.read(record_file(project))
     for b in examples.blocks_of(gb_id, docs.read(path)):
-        runs.rows[b.digest] = record.Row(gb_id, b.kind, b.line, b.digest, by_kind[b.kind])
+        runs.rows[b.key] = record.Row(gb_id, b.kind, b.line, b.digest, by_kind[b.kind])
     record.write(record_file(project), runs)
 
 
@@ -87,9 +87,9 @@ def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_pyt
     assert project.run(*run).code == 0
     [repro] = [b for b in examples.blocks_of("GB0025", docs.read(path)) if b.kind == "gb-repro"]
     runs = record.read(record_file(project))
-    assert runs.outcome(repro.digest, "2.13.0") == "breaks"
+    assert runs.outcome(repro.key, "2.13.0") == "breaks"
     # The record says the repro stopped breaking with 2.13.0; a re-run says it breaks.
-    runs.rows[repro.digest].outcomes["2.13.0"] = "no-break"
+    runs.rows[repro.key].outcomes["2.13.0"] = "no-break"
     record.write(record_file(project), runs)
     before = record_file(project).read_bytes()
     result = project.run(*run)
@@ -101,7 +101,7 @@ def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_pyt
     assert record_file(project).read_bytes() == before
     # --accept records what happens now.
     assert project.run(*run, "--accept").code == 0
-    assert record.read(record_file(project)).outcome(repro.digest, "2.13.0") == "breaks"
+    assert record.read(record_file(project)).outcome(repro.key, "2.13.0") == "breaks"
 
 
 def test_a_later_release_records_any_outcome_the_home_release_must_pass(
@@ -119,7 +119,7 @@ def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     assert later.code == 0, later.out
     assert "no break with torch 2.15.0 (recorded)" in later.out
     [repro] = examples.blocks_of("GB0025", docs.read(path))
-    assert record.read(record_file(project)).outcome(repro.digest, "2.15.0") == "no-break"
+    assert record.read(record_file(project)).outcome(repro.key, "2.15.0") == "no-break"
     check = project.run("check", "--record")
     assert check.code == 1
     assert (

@@ -80,13 +80,13 @@ class ExampleCaptions:
         digest = examples.digest(
             a.kind, a.compile_name, a.backend, fence.code, a.eager, a.fullgraph
         )
-        return f"{what} · {self.outcomes(digest, a.kind)}"
+        return f"{what} · {self.outcomes((gb_id, digest), a.kind)}"
 
-    def outcomes(self, digest: str, kind: str) -> str:
+    def outcomes(self, key: tuple[str, str], kind: str) -> str:
         """One line of outcomes by release, each in words (colour only repeats them)."""
         from html import escape
 
-        row = self.runs.rows.get(digest)
+        row = self.runs.rows.get(key)
         if row is None:
             return '<span class="unverified">not verified yet</span>'
         parts = []

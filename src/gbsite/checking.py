@@ -131,7 +131,7 @@ class Verdict:
     def __call__(self, r: examples.Result) -> Checked:
         block = r.block
         home = home_release(self.reg.entries.get(block.gb_id), self.reg.labels, self.releases)
-        recorded = self.record.outcome(block.digest, self.release)
+        recorded = self.record.outcome(block.key, self.release)
         if r.outcome is None:
             return Checked(r, False, r.summary)
         if recorded is not None and recorded != r.outcome and not self.accept:
@@ -183,7 +183,7 @@ def check_examples(
     record = rec.read(cfg.verified_file)
     blocks = [b for page in pages.values() for b in page.blocks if b.runnable]
     if changed:
-        blocks = [b for b in blocks if record.outcome(b.digest, release) is None]
+        blocks = [b for b in blocks if record.outcome(b.key, release) is None]
     fork = not fresh and runner.can_fork()
     check = ExampleCheck(version, release, len(blocks), fork)
     # A page's status block is held against the first release of the examples that has its
@@ -213,13 +213,13 @@ def check_examples(
         runner.run_all(blocks, python, jobs, timeout, judged, fresh=not fork)
     check.seconds = time.monotonic() - clock
     current = {
-        b.digest: rec.Row(b.gb_id, b.kind, b.line, b.digest)
+        b.key: rec.Row(b.gb_id, b.kind, b.line, b.digest)
         for page in every.values()
         for b in page.blocks
         if b.runnable
     }
     outcomes = {
-        c.result.block.digest: str(c.result.outcome)
+        c.result.block.key: str(c.result.outcome)
         for c in check.results
         if c.ok and c.result.outcome is not None
     }
@@ -242,7 +242,7 @@ def record_problems(cfg: Config, reg: Registry) -> list[Problem]:
         for b in page.blocks:
             if not b.runnable:
                 continue
-            missing = [r for r in releases if record.outcome(b.digest, r) is None]
+            missing = [r for r in releases if record.outcome(b.key, r) is None]
             if missing:
                 problems.append(
                     Problem(
@@ -253,10 +253,10 @@ def record_problems(cfg: Config, reg: Registry) -> list[Problem]:
                         b.line,
                     )
                 )
-            elif not record.passed(b.digest, b.kind, home):
+            elif not record.passed(b.key, b.kind, home):
                 problems.append(
                     Problem(
-                        f"{b.kind} is recorded as `{record.outcome(b.digest, home)}` with torch "
+                        f"{b.kind} is recorded as `{record.outcome(b.key, home)}` with torch "
                         f"{home}, where it must do what it promises",
                         b.path,
                         b.line,

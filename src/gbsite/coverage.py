@@ -277,9 +277,9 @@ def page_coverage(
             b.kind,
             b.line,
             b.needs,
-            record.verified_with(b.digest, b.kind, release) if b.runnable else None,
-            tuple(sorted(record.rows[b.digest].outcomes.items()))
-            if b.runnable and b.digest in record.rows
+            record.verified_with(b.key, b.kind, release) if b.runnable else None,
+            tuple(sorted(record.rows[b.key].outcomes.items()))
+            if b.runnable and b.key in record.rows
             else (),
         )
         for b in page.blocks
@@ -300,9 +300,9 @@ def fixed_in(page: Page, record: Record, releases: tuple[str, ...]) -> str | Non
     """The example release from which the page's repro no longer breaks, having broken with
     an older one: the release that removes the break for code like the example."""
     for block in page.blocks:
-        if block.kind != "gb-repro" or not block.runnable or block.digest not in record.rows:
+        if block.kind != "gb-repro" or not block.runnable or block.key not in record.rows:
             continue
-        outcomes = record.rows[block.digest].outcomes
+        outcomes = record.rows[block.key].outcomes
         broke = False
         since: str | None = None
         for release in releases:

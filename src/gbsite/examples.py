@@ -118,6 +118,11 @@ class Block:
         )
 
     @property
+    def key(self) -> tuple[str, str]:
+        """How the record knows it: its page and its digest."""
+        return self.gb_id, self.digest
+
+    @property
     def runnable(self) -> bool:
         return not self.needs
 

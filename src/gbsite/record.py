@@ -81,21 +81,26 @@ class Row:
     outcomes: dict[str, str] = field(default_factory=dict)
 
 
+# A block is known by its page and its digest: two pages may show the same code, and whether
+# it "breaks" as promised depends on the page's id.
+Key = tuple[str, str]  # (id, sha256)
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     builds: dict[str, str]  # release -> the torch version it ran with (2.13.0 -> 2.13.0+cpu)
-    rows: dict[str, Row]  # by sha256
+    rows: dict[Key, Row]
 
-    def outcome(self, digest: str, release: str) -> str | None:
-        row = self.rows.get(digest)
+    def outcome(self, key: Key, release: str) -> str | None:
+        row = self.rows.get(key)
         return row.outcomes.get(release) if row else None
 
-    def passed(self, digest: str, kind: str, release: str) -> bool:
-        return self.outcome(digest, release) == passing(kind)
+    def passed(self, key: Key, kind: str, release: str) -> bool:
+        return self.outcome(key, release) == passing(kind)
 
-    def verified_with(self, digest: str, kind: str, release: str) -> str | None:
+    def verified_with(self, key: Key, kind: str, release: str) -> str | None:
         """The torch build a block did what it promises with, for that release."""
-        if not self.passed(digest, kind, release):
+        if not self.passed(key, kind, release):
             return None
         return self.builds.get(release, release)
 
@@ -124,7 +129,7 @@ def read(path: Path) -> Record:
     builds = data.get("releases") or {}
     if not isinstance(builds, dict):
         raise _malformed(path, "`releases:` maps each release to its torch version")
-    rows: dict[str, Row] = {}
+    rows: dict[Key, Row] = {}
     for item in data["blocks"]:
         if not isinstance(item, dict) or not {"id", "kind", "sha256", "outcomes"} <= item.keys():
             raise _malformed(path, "each block needs id, kind, sha256 and outcomes")
@@ -140,7 +145,7 @@ def read(path: Path) -> Record:
             str(item["sha256"]),
             {str(k): v for k, v in outcomes.items()},
         )
-        rows[row.sha256] = row
+        rows[row.id, row.sha256] = row
     return Record({str(k): str(v) for k, v in builds.items()}, rows)
 
 
@@ -150,12 +155,12 @@ def _read_first_format(path: Path, entries: object) -> Record:
     ):
         raise _malformed(path, "entries need id, sha256 and torch")
     builds: dict[str, str] = {}
-    rows: dict[str, Row] = {}
+    rows: dict[Key, Row] = {}
     for e in entries:
         version = str(e["torch"])
         kind = str(e.get("kind") or "gb-repro")
         builds[release_of(version)] = version
-        rows[str(e["sha256"])] = Row(
+        rows[str(e["id"]), str(e["sha256"])] = Row(
             str(e["id"]),
             kind,
             int(e.get("line") or 0),
@@ -187,18 +192,18 @@ def write(path: Path, record: Record) -> bool:
 
 
 def updated(
-    record: Record, release: str, build: str, outcomes: dict[str, str], current: dict[str, Row]
+    record: Record, release: str, build: str, outcomes: dict[Key, str], current: dict[Key, Row]
 ) -> Record:
-    """The record with a run's outcomes for `release` (by digest). `current`: a row (without
-    outcomes) for every runnable block the pages have now: rows follow their block's new line,
-    and blocks no page has any more are dropped."""
-    rows: dict[str, Row] = {}
-    for digest, fresh in current.items():
-        old = record.rows.get(digest)
+    """The record with a run's outcomes for `release`. `current`: a row (without outcomes) for
+    every runnable block the pages have now: rows follow their block's new line, and blocks no
+    page has any more are dropped."""
+    rows: dict[Key, Row] = {}
+    for key, fresh in current.items():
+        old = record.rows.get(key)
         merged = {**(old.outcomes if old else {})}
-        if digest in outcomes:
-            merged[release] = outcomes[digest]
+        if key in outcomes:
+            merged[release] = outcomes[key]
         if merged:
-            rows[digest] = replace(fresh, outcomes=merged)
+            rows[key] = replace(fresh, outcomes=merged)
     builds = {**record.builds, **({release: build} if outcomes else {})}
     return Record(builds, rows)
