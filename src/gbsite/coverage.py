@@ -55,7 +55,11 @@ STATE_TEXT = {
         "No user program reaches it; the page says where torch raises it and what to do.",
     ),
     "unraised": ("No longer raised", "The registry keeps the id, but torch no longer raises it."),
-    "none": ("No example yet", "Pages waiting for a repro and a fix: pick one and write it."),
+    "none": (
+        "No example yet",
+        "Pages waiting for a repro and a fix that do what they say with this torch (some have "
+        "an example for an older one): pick one and write it.",
+    ),
 }
 DECLARED = ("environment", "internal", "unraised")
 STATUS_KIND = "gb-status"
