@@ -1,6 +1,6 @@
 """How fast `gbsite check --examples` runs blocks: the fork server against fresh interpreters.
 
-    python benchmarks/examples.py [--blocks N] [--fresh-blocks M] [--jobs J]
+    python benchmarks/examples.py [--blocks N] [--fresh-blocks M] [--jobs J] [--torch all]
 
 Takes every annotated block of docs/gb/ that can run here, repeats them until there are at
 least N (default 300), and runs them all through the fork server (what `check --examples` does
@@ -8,6 +8,10 @@ by default); then, in the same run as a yardstick, the first M of them (default 
 fresh interpreter (`check --examples --fresh`, the way every block ran before). Prints blocks
 per second for both, side by side, and how many passed. Needs torch (the [examples] extra).
 Target: 1,000 blocks in 5 minutes on 2 cores, that is 3.3 blocks/s.
+
+With `--torch all` (or a release), it then runs every distinct block once through the fork
+server of each torch release of gbsite.toml's [examples] (the environments `check --examples
+--torch` uses, created on first use) and prints blocks per second per release, in the same run.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from gbsite import config, docs, examples, runner
+from gbsite import config, docs, examples, runner, torchenv
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,10 +36,22 @@ def all_blocks() -> list[examples.Block]:
     return found
 
 
-def timed(blocks: list[examples.Block], jobs: int, *, fresh: bool) -> tuple[float, int]:
+def timed(
+    blocks: list[examples.Block], jobs: int, *, fresh: bool, python: str = sys.executable
+) -> tuple[float, int]:
     started = time.perf_counter()
-    results = runner.run_all(blocks, sys.executable, jobs, 180.0, fresh=fresh)
+    results = runner.run_all(blocks, python, jobs, 180.0, fresh=fresh)
     return time.perf_counter() - started, sum(r.passed for r in results)
+
+
+def per_release(which: str, blocks: list[examples.Block], jobs: int) -> None:
+    releases = config.load(ROOT).example_releases
+    wanted = releases if which == "all" else (which,)
+    print(f"\n{'torch':<12}{'blocks':>8}{'as promised':>13}{'seconds':>10}{'blocks/s':>10}")
+    for release in wanted:
+        python = torchenv.python_for(release, releases)
+        secs, ok = timed(blocks, jobs, fresh=False, python=python)
+        print(f"{release:<12}{len(blocks):>8}{ok:>13}{secs:>10.1f}{len(blocks) / secs:>10.2f}")
 
 
 def main() -> None:
@@ -43,6 +59,7 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=300, help="blocks for the fork server")
     parser.add_argument("--fresh-blocks", type=int, default=24, help="blocks for the yardstick")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--torch", help="also time each release of the examples (`all`) or one")
     args = parser.parse_args()
     unique = all_blocks()
     blocks = (unique * (args.blocks // max(1, len(unique)) + 1))[: max(args.blocks, len(unique))]
@@ -65,6 +82,8 @@ def main() -> None:
         f"fork server: {rate / (len(sample) / fresh):.1f}x the fresh interpreters; "
         f"1,000 blocks would take {1000 / rate / 60:.1f} min (target 5 min, 3.3 blocks/s)"
     )
+    if args.torch:
+        per_release(args.torch, unique, args.jobs)
 
 
 if __name__ == "__main__":

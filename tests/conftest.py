@@ -140,7 +140,7 @@ def item(
 # the error text PyTorch would, and only while compiled. Fast and deterministic, for testing
 # the judging; its package folder is where `check --examples` looks for cited files.
 FAKE_TORCH = """
-__version__ = "0.0.fake"
+__version__ = "2.13.0+fake"
 compiling = False  # True while a compiled function runs: examples "break" only then
 from torch._dynamo import utils as _utils
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from conftest import REPO, Project, fake_torch, line_of, page, upstream
-from gbsite import docs, examples
+from gbsite import docs, examples, record
 
 INTERNAL = """
 ```yaml gb-status
@@ -68,28 +68,28 @@ def coverage_json(project: Project, *args: str) -> dict[str, object]:
     return data
 
 
-def states(project: Project) -> dict[str, str]:
+def states(project: Project, release: str = "2.13.0") -> dict[str, str]:
     return {
         str(e["id"]): str(e["status"])
-        for e in coverage_json(project)["ids"]  # type: ignore[attr-defined]
+        for e in coverage_json(project, "--release", release)["ids"]  # type: ignore[attr-defined]
     }
 
 
 def test_every_id_of_the_release_has_one_state(project: Project) -> None:
     """On the committed pages: the 517 ids of torch 2.13.0, each once; a page whose repro and
     fix are all recorded as passing is verified, and nothing else is."""
-    data = coverage_json(project)
+    data = coverage_json(project, "--release", "2.13.0")
     assert data["release"] == "2.13.0"
     listed = [e["id"] for e in data["ids"]]  # type: ignore[attr-defined]
     with gzip.open(upstream("2.13.0"), "rt", encoding="utf-8") as f:
         assert listed == sorted(json.load(f)) and len(listed) == 517
     counts = data["counts"]
     assert sum(counts.values()) == 517  # type: ignore[attr-defined]
-    record = examples.read_record(REPO / "docs" / "verified-examples.yaml")
+    runs = record.read(REPO / "docs" / "verified-examples.yaml")
     for e in data["ids"]:  # type: ignore[attr-defined]
         path = REPO / "docs" / "gb" / f"{e['id'].lower()}.md"
         blocks = examples.blocks_of(e["id"], docs.read(path))
-        kinds = {b.kind for b in blocks if record.get(b.digest, "").startswith("2.13.0")}
+        kinds = {b.kind for b in blocks if runs.passed(b.key, b.kind, "2.13.0")}
         assert (e["status"] == "verified") == (kinds == {"gb-repro", "gb-fix"}), e
         assert len(e["blocks"]) == len(blocks)
     assert counts["verified"] >= 30  # type: ignore[index]
@@ -106,17 +106,28 @@ def test_each_state_is_derived_from_its_page(project: Project) -> None:
     assert got["GB0037"] == "environment"
     assert got["GB0029"] == "none"  # examples written, not yet run
     # Once the record says both blocks passed with torch 2.13.0, the page is verified.
-    record = project.root / "docs" / "verified-examples.yaml"
-    entries = examples.record_entries(record) + [
-        {"id": "GB0029", "kind": b.kind, "line": b.line, "sha256": b.digest, "torch": "2.13.0+cpu"}
-        for b in examples.blocks_of("GB0029", docs.read(repro))
-    ]
-    record.write_text(yaml.safe_dump({"verified": entries}))
+    path = project.root / "docs" / "verified-examples.yaml"
+    runs = record.read(path)
+    blocks = examples.blocks_of("GB0029", docs.read(repro))
+    for b in blocks:
+        runs.rows[b.key] = record.Row(
+            "GB0029", b.kind, b.line, b.digest, {"2.13.0": record.passing(b.kind)}
+        )
+    record.write(path, runs)
     assert states(project)["GB0029"] == "verified"
     # ... for that release only.
     other = coverage_json(project, "--release", "2.12.0")
     assert {e["id"]: e["status"] for e in other["ids"]}["GB0029"] == "none"  # type: ignore[attr-defined]
-    internal = next(e for e in coverage_json(project)["ids"] if e["id"] == "GB0033")  # type: ignore[attr-defined]
+    # A repro that no longer breaks with a later torch: that release lists the page as fixed.
+    [repro_block] = [b for b in blocks if b.kind == "gb-repro"]
+    runs.rows[repro_block.key].outcomes.update({"2.14.1": "breaks", "2.15.0": "no-break"})
+    record.write(path, runs)
+    assert states(project, "2.14.1")["GB0029"] == "none"  # the fix was not run there
+    assert states(project, "2.15.0")["GB0029"] == "fixed"
+    assert states(project)["GB0029"] == "verified"
+    internal = next(
+        e for e in coverage_json(project, "--release", "2.13.0")["ids"] if e["id"] == "GB0033"
+    )  # type: ignore[attr-defined]
     assert internal["source"] == "torch/_dynamo/variables/hooks.py HookVariable.call_hook"
     assert project.run("check").code == 0
 
@@ -124,9 +135,10 @@ def test_each_state_is_derived_from_its_page(project: Project) -> None:
 def test_text_table_and_min_verified(project: Project) -> None:
     result = project.run("coverage")
     assert result.code == 0
-    assert "coverage of the 517 ids of torch 2.13.0:" in result.out
+    assert "coverage of the 592 ids of torch 2.15.0:" in result.out  # the newest by default
     assert "verified" in result.out and "none" in result.out
     verified = coverage_json(project)["counts"]["verified"]  # type: ignore[index]
+    assert coverage_json(project, "--release", "2.14.0")["release"] == "2.14.1"
     assert project.run("coverage", "--min-verified", str(verified)).code == 0
     failed = project.run("coverage", "--min-verified", str(verified + 1))
     assert failed.code == 1 and f"fewer than --min-verified {verified + 1}" in failed.err
@@ -227,7 +239,7 @@ def test_cited_sources_are_checked_against_the_installed_torch(
     line = line_of(internal, "gb-status")
     assert (
         f"gb0033.md:{line}: `source: torch/_dynamo/variables/hooks.py` does not exist in torch "
-        "0.0.fake"
+        "2.13.0+fake"
     ) in result.out
     assert f"gb0037.md:{line_of(environment, 'gb-status')}: `source: " in result.out
 
@@ -268,7 +280,7 @@ def test_cited_sources_are_checked_against_the_installed_torch(
     result = project.run(*run)
     assert result.code == 1
     assert (
-        f"gb0036.md:{line_of(unraised, 'gb-status')}: declared unraised, but torch 0.0.fake "
+        f"gb0036.md:{line_of(unraised, 'gb-status')}: declared unraised, but torch 2.13.0+fake "
         "still has the graph-break type of GB0036 in torch/_dynamo/late.py"
     ) in result.out
 
@@ -301,7 +313,8 @@ def test_the_site_shows_each_state(project: Project) -> None:
         section = section[: section.index("</details>")]
         assert f'<span class="number">{counts[state]}</span>' in section  # type: ignore[index]
         assert f"gb/{gb_id.lower()}.html" in section
-    assert "Of the 517 ids of PyTorch 2.13.0" in dashboard
+    assert "Of the 592 ids of PyTorch 2.15.0" in dashboard  # the newest release of the examples
+    assert '<tr><th scope="row">2.13.0</th><td class="num">517</td>' in dashboard
 
 
 def test_thin_pages_and_repeated_paragraphs_are_listed(project: Project) -> None:

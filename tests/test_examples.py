@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, fake_torch, line_of, page
-from gbsite import docs, examples, runner
+from gbsite import docs, examples, record, runner
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_judging(
     result = run_one(block(kind, code), fake_python, fresh=fresh)
     assert result.passed is passed, result
     assert result.summary.startswith(summary), result.summary
-    assert result.torch == ("0.0.fake" if "could not" not in summary else None)
+    assert result.torch == ("2.13.0+fake" if "could not" not in summary else None)
 
 
 def test_eager_raises_option(fake_python: str) -> None:
@@ -310,23 +310,21 @@ def test_check_examples_reports_and_records(project: Project, fake_python: str) 
         r"\(expected GB0029\)",
         result.out,
     )
-    assert "2 passed, 1 failed (torch 0.0.fake," in result.out
+    assert "2 passed, 1 failed (torch 2.13.0+fake," in result.out
     record_file = project.root / "docs" / "verified-examples.yaml"
-    record = examples.read_record(record_file)
-    digests = {b.digest for b in examples.blocks_of("GB0025", docs.read(good))}
+    runs = record.read(record_file)
+    good_blocks = examples.blocks_of("GB0025", docs.read(good))
     failing = {b.digest for b in examples.blocks_of("GB0029", docs.read(bad))}
-    assert digests <= set(record) and not failing & set(record)
-    assert {record[d] for d in digests} == {"0.0.fake"}
-    others = {
-        e["sha256"]
-        for e in examples.record_entries(record_file)
-        if e["id"] not in ("GB0025", "GB0029")
+    assert {b.key for b in good_blocks} <= set(runs.rows) and not failing & {
+        d for _, d in runs.rows
     }
-    assert len(others) > 50  # the pages not checked keep their verification
+    assert {runs.verified_with(b.key, b.kind, "2.13.0") for b in good_blocks} == {"2.13.0+fake"}
+    others = {k for k, row in runs.rows.items() if row.id not in ("GB0025", "GB0029")}
+    assert len(others) > 50  # the pages not checked keep their outcomes
     # Checking one page again changes nothing about the others.
     result = project.run("check", "--examples", "GB0029", "--python", fake_python)
     assert result.code == 1
-    assert set(examples.read_record(record_file)) == set(record)
+    assert record.read(record_file).rows == runs.rows
 
 
 def test_without_torch(project: Project) -> None:
@@ -348,7 +346,9 @@ def test_site_says_which_examples_are_verified(project: Project, fake_python: st
     html = (project.site / "gb" / "gb0025.html").read_text()
     assert (
         "Breaks with GB0025 when compiled with <code>torch.compile(fn, fullgraph=True)</code>"
-        ' · <span class="verified">verified with torch 0.0.fake</span>'
+        ' · <span class="outcomes">torch <span class="verified">2.13.0 breaks</span> · '
+        '<span class="unverified">2.14.1 not run</span> · '
+        '<span class="unverified">2.15.0 not run</span></span>'
     ) in html
     path.write_text(path.read_text().replace("fn()\n```", "fn()  # edited\n```"))
     assert project.run("build").code == 0
@@ -437,7 +437,7 @@ def test_malformed_record_is_a_clear_error(project: Project) -> None:
     record.write_text("verified:\n- sha256: abc\n")  # no torch, no id
     result = project.run("build")
     assert result.code == 2
-    assert "verified-examples.yaml: not a record of verified examples" in result.err
+    assert "verified-examples.yaml: not a record of examples" in result.err
 
 
 def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python: str) -> None:
@@ -455,8 +455,13 @@ def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python
     path.write_text(path.read_text().replace("return 1", "return 2"))
     edited = project.run(*args)
     assert "check --examples: 1 blocks" in edited.out and "1 passed, 0 failed" in edited.out
-    record = examples.read_record(project.root / "docs" / "verified-examples.yaml")
-    assert len([v for v in record.values() if v == "0.0.fake"]) >= 3  # old fix kept, new added
+    runs = record.read(project.root / "docs" / "verified-examples.yaml")
+    mine = [row for row in runs.rows.values() if row.id == "GB0025"]
+    # The edited fix replaced the old one; the repro kept its outcome.
+    assert sorted((row.kind, row.outcomes["2.13.0"]) for row in mine) == [
+        ("gb-fix", "runs"),
+        ("gb-repro", "breaks"),
+    ]
 
 
 def test_json_output(project: Project, fake_python: str) -> None:
@@ -466,7 +471,7 @@ def test_json_output(project: Project, fake_python: str) -> None:
     )
     assert result.code == 1
     report = json.loads(result.out)
-    assert report["ok"] is False and report["torch"] == "0.0.fake"
+    assert report["ok"] is False and report["torch"] == "2.13.0+fake"
     [run] = report["results"]
     assert run["id"] == "GB0029" and run["kind"] == "gb-repro" and run["passed"] is False
     assert report["problems"][0]["message"].startswith("gb-repro ran without a graph break")

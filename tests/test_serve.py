@@ -155,10 +155,16 @@ def test_template_and_config_changes_rebuild(server: Server) -> None:
 def test_a_fresh_record_of_examples_reaches_the_preview(server: Server) -> None:
     """`gbsite check --examples` rewrites docs/verified-examples.yaml; the open preview then
     shows which examples are verified without a restart."""
-    record = server.project.root / "docs" / "verified-examples.yaml"
-    assert '<span class="verified">verified with torch' in server.get("gb/gb0003.html")[1]
-    record.write_text(record.read_text().replace("torch: 2.13.0", "torch: 9.9.9"))
-    server.wait_for(lambda: "verified with torch 9.9.9" in server.get("gb/gb0003.html")[1])
+    from gbsite import record
+
+    path = server.project.root / "docs" / "verified-examples.yaml"
+    assert '<span class="verified">2.13.0 breaks</span>' in server.get("gb/gb0003.html")[1]
+    runs = record.read(path)
+    for row in runs.rows.values():
+        if row.id == "GB0003" and row.kind == "gb-repro":
+            row.outcomes["2.13.0"] = "no-break"
+    record.write(path, runs)
+    server.wait_for(lambda: "2.13.0 no break" in server.get("gb/gb0003.html")[1])
 
 
 @pytest.mark.parametrize(

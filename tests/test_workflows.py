@@ -30,7 +30,22 @@ def actionlint() -> str:
 
 
 def test_names() -> None:
-    assert [p.name for p in WORKFLOWS] == ["ci.yml", "deploy.yml", "sync.yml"]
+    assert [p.name for p in WORKFLOWS] == [
+        "ci.yml",
+        "deploy.yml",
+        "examples-matrix.yml",
+        "sync.yml",
+    ]
+
+
+def test_the_matrix_runs_every_release_on_a_schedule_and_by_hand() -> None:
+    flow = load(REPO / ".github" / "workflows" / "examples-matrix.yml")
+    assert {"schedule", "workflow_dispatch"} <= set(flow["on"])
+    steps = flow["jobs"]["matrix"]["steps"]
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert "gbsite check --examples --torch all" in runs
+    cached = [s for s in steps if str(s.get("uses", "")).startswith("actions/cache@")]
+    assert cached and cached[0]["with"]["path"] == ".gbsite-cache/torch"
 
 
 def test_actionlint_passes() -> None:

@@ -8,10 +8,13 @@ renders the blocks in a forked worker while it loads the registry and builds the
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from gbsite import record
+from gbsite.record import Record
 
 if TYPE_CHECKING:
     from gbsite.markdown import Fence
@@ -36,10 +39,12 @@ class RenderedBlock:
 
 
 class ExampleCaptions:
-    """Says above a gb-repro or gb-fix block what it shows, and whether that was verified."""
+    """Says above a gb-repro or gb-fix block what it shows, and what it did with each torch
+    release of the examples: `torch 2.13.0 breaks · 2.14.1 breaks · 2.15.0 no break`."""
 
-    def __init__(self, verified: dict[str, str]) -> None:
-        self.verified = verified  # block digest -> torch version
+    def __init__(self, runs: Record, releases: Sequence[str]) -> None:
+        self.runs = runs
+        self.releases = releases
 
     def __call__(self, fence: Fence, gb_id: str) -> str | None:
         from html import escape
@@ -72,15 +77,25 @@ class ExampleCaptions:
         if a.needs:
             needs = escape(examples.needs_label(a.needs))
             return f'{what} · <span class="unverified">needs {needs}: shown, not run</span>'
-        torch = self.verified.get(
-            examples.digest(a.kind, a.compile_name, a.backend, fence.code, a.eager, a.fullgraph)
+        digest = examples.digest(
+            a.kind, a.compile_name, a.backend, fence.code, a.eager, a.fullgraph
         )
-        status = (
-            f'<span class="verified">verified with torch {escape(torch)}</span>'
-            if torch
-            else '<span class="unverified">not verified yet</span>'
-        )
-        return f"{what} · {status}"
+        return f"{what} · {self.outcomes((gb_id, digest), a.kind)}"
+
+    def outcomes(self, key: tuple[str, str], kind: str) -> str:
+        """One line of outcomes by release, each in words (colour only repeats them)."""
+        from html import escape
+
+        row = self.runs.rows.get(key)
+        if row is None:
+            return '<span class="unverified">not verified yet</span>'
+        parts = []
+        for release in self.releases:
+            outcome = row.outcomes.get(release)
+            said = record.describe(outcome) if outcome else "not run"
+            css = "verified" if outcome == record.passing(kind) else "unverified"
+            parts.append(f'<span class="{css}">{escape(release)} {escape(said)}</span>')
+        return '<span class="outcomes">torch ' + " · ".join(parts) + "</span>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +121,13 @@ def stylesheet_rules(pages: dict[str, RenderedBlock]) -> str:
 
 
 def render(
-    sources: dict[str, str], known_ids: Iterable[str], verified_file: Path
+    sources: dict[str, str],
+    known_ids: Iterable[str],
+    verified_file: Path,
+    releases: Sequence[str],
 ) -> RenderedBlocks:
     """Each id's block (Markdown) as HTML; entry pages are siblings, so links are file names."""
-    from gbsite.examples import read_record
-
-    verified = read_record(verified_file)  # read even when unused: a broken record is an error
+    runs = record.read(verified_file)  # read even when unused: a broken record is an error
     if not sources:
         return RenderedBlocks({}, "")  # nothing written yet: no need for the Markdown stack
     from gbsite.highlight import used_classes
@@ -121,7 +137,7 @@ def render(
         known_ids=known_ids,
         link_for=lambda gb_id: f"{gb_id.lower()}.html",
         reserved_ids=PAGE_SECTIONS,
-        fence_caption=ExampleCaptions(verified),
+        fence_caption=ExampleCaptions(runs, releases),
     )
     pages = {}
     for gb_id, source in sources.items():

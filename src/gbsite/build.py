@@ -108,12 +108,13 @@ class Inputs:
 def read_examples(cfg: Config, registry: Registry, docs: dict[str, Doc]) -> Examples:
     """Every page's annotated blocks and status block (a malformed one stops the build, with
     its file and line), and the record of verified blocks."""
-    from gbsite import coverage, examples
+    from gbsite import coverage, record
     from gbsite.site import Examples
 
-    record = examples.read_record(cfg.verified_file)
+    runs = record.read(cfg.verified_file)
     pages = coverage.read_pages(docs, registry.entries)
-    return Examples(pages, record, coverage.default_release(registry, record))
+    releases = tuple(coverage.registry_labels(cfg.example_releases, registry.labels))
+    return Examples(pages, runs, releases or (registry.labels[-1],))
 
 
 def read_doc(path: Path, read: ReadBytes = Path.read_bytes) -> Doc:
@@ -168,7 +169,7 @@ def render_blocks(cfg: Config, snapshot: fingerprint.ReadInputs) -> RenderedBloc
 def render_docs(cfg: Config, docs: dict[str, Doc], known_ids: Iterable[str]) -> RenderedBlocks:
     """The blocks of these docs as HTML (blocks.py); mentions of known ids become links."""
     sources = {gb_id: doc.block for gb_id, doc in docs.items() if doc.has_content}
-    return blocks.render(sources, known_ids, cfg.verified_file)
+    return blocks.render(sources, known_ids, cfg.verified_file, cfg.example_releases)
 
 
 class Renderer:
@@ -464,7 +465,7 @@ class Builder:
             edited = {gb_id: doc for gb_id, doc in docs.items() if gb_id in changed}
             read = coverage.read_pages(edited, self.inputs.registry.entries)
             kept = {i: page for i, page in old.pages.items() if i not in changed}
-            examples = Examples({**kept, **read}, old.record, old.release)
+            examples = Examples({**kept, **read}, old.record, old.releases)
             inputs = Inputs(self.inputs.registry, docs, examples)
             model = self._model(inputs, self.model.views)
         with report.phase("blocks"):

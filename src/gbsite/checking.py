@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gbsite import coverage, docs, examples, runner
+from gbsite import record as rec
 from gbsite.config import Config
 from gbsite.coverage import Page, PageCoverage
 from gbsite.errors import GbsiteError, Problem, display_path
-from gbsite.model import Registry
+from gbsite.model import Entry, Registry
 
 
 def page_problems(pages: dict[str, docs.Doc], known: Container[str]) -> list[Problem]:
@@ -43,54 +44,109 @@ def read_pages(cfg: Config, reg: Registry) -> dict[str, Page]:
     return coverage.read_pages(read, reg.entries)
 
 
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """One block's run, judged against its promise and against the record."""
+
+    result: examples.Result
+    ok: bool
+    summary: str  # one line: what it did, and why that fails the check if it does
+
+
 @dataclass
 class ExampleCheck:
-    """What `check --examples` found."""
+    """What `check --examples` found with one torch."""
 
     torch: str
+    release: str
     blocks: int  # how many were run
     forked: bool
-    results: list[examples.Result] = field(default_factory=list)
+    results: list[Checked] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # status blocks, then failed blocks
+    notes: list[Problem] = field(default_factory=list)  # status blocks a later torch outdated
     seconds: float = 0.0
 
     @property
-    def failed(self) -> list[examples.Result]:
-        return [r for r in self.results if not r.passed]
+    def failed(self) -> list[Checked]:
+        return [c for c in self.results if not c.ok]
 
     def details(self, problem: Problem) -> str:
         """What the program printed or raised, for a failed block's problem."""
         return next(
             (
-                r.details
-                for r in self.failed
-                if r.block.path == problem.path and r.block.line == problem.line
+                c.result.details
+                for c in self.failed
+                if c.result.block.path == problem.path and c.result.block.line == problem.line
             ),
             "",
         )
 
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "ok": not self.problems,
+            "torch": self.torch,
+            "release": self.release,
+            "seconds": round(self.seconds, 2),
+            "results": [
+                {
+                    "id": c.result.block.gb_id,
+                    "kind": c.result.block.kind,
+                    "path": display_path(c.result.block.path),
+                    "line": c.result.block.line,
+                    "passed": c.ok,
+                    "outcome": c.result.outcome,
+                    "summary": c.summary,
+                    "seconds": round(c.result.seconds, 2),
+                }
+                for c in self.results
+            ],
+            "problems": [p.as_dict() for p in self.problems],
+            "notes": [p.as_dict() for p in self.notes],
+        }
+
     def json(self) -> str:
-        return json.dumps(
-            {
-                "ok": not self.problems,
-                "torch": self.torch,
-                "seconds": round(self.seconds, 2),
-                "results": [
-                    {
-                        "id": r.block.gb_id,
-                        "kind": r.block.kind,
-                        "path": display_path(r.block.path),
-                        "line": r.block.line,
-                        "passed": r.passed,
-                        "summary": r.summary,
-                        "seconds": round(r.seconds, 2),
-                    }
-                    for r in self.results
-                ],
-                "problems": [p.as_dict() for p in self.problems],
-            },
-            indent=2,
-        )
+        return json.dumps(self.as_dict(), indent=2)
+
+
+def home_release(entry: Entry | None, labels: list[str], releases: tuple[str, ...]) -> str:
+    """The oldest example release whose registry has the id: where its blocks must do what they
+    promise. (With a later torch a repro may stop breaking: that is recorded, not a failure.)"""
+    if entry is not None:
+        for release, label in coverage.registry_labels(releases, labels).items():
+            if coverage.in_release(entry, labels, label):
+                return release
+    return releases[0]
+
+
+class Verdict:
+    """Judges each run against the record: a block does what it promises with its home
+    release, and does again what the record says it did (unless `accept`)."""
+
+    def __init__(
+        self, reg: Registry, record: rec.Record, release: str, releases: tuple[str, ...]
+    ) -> None:
+        self.reg, self.record, self.release, self.releases = reg, record, release, releases
+        self.accept = False
+
+    def __call__(self, r: examples.Result) -> Checked:
+        block = r.block
+        home = home_release(self.reg.entries.get(block.gb_id), self.reg.labels, self.releases)
+        recorded = self.record.outcome(block.key, self.release)
+        if r.outcome is None:
+            return Checked(r, False, r.summary)
+        if recorded is not None and recorded != r.outcome and not self.accept:
+            return Checked(
+                r,
+                False,
+                f"recorded `{recorded}` with torch {self.release}, now `{r.outcome}`: "
+                f"{r.summary} (if torch changed, re-record with --accept)",
+            )
+        if self.release == home and not r.passed:
+            return Checked(r, False, r.summary)
+        if r.passed:
+            return Checked(r, True, r.summary)
+        said = f"{rec.describe(r.outcome)} with torch {self.release} (recorded)"
+        return Checked(r, True, f"{said}: {r.summary}")
 
 
 def check_examples(
@@ -103,37 +159,110 @@ def check_examples(
     timeout: float,
     changed: bool = False,
     fresh: bool = False,
+    accept: bool = False,
     started: Callable[[ExampleCheck], None] | None = None,
-    progress: Callable[[examples.Result], None] | None = None,
+    progress: Callable[[Checked], None] | None = None,
 ) -> ExampleCheck:
-    """Run the pages' blocks (all, or those of `ids`; with `changed`, only those without a
-    record for this torch), check their status blocks, and record the blocks that passed."""
+    """Run the pages' blocks (all, or those of `ids`; with `changed`, only those without an
+    outcome for this torch's release) with `python`'s torch, check the status blocks against
+    that torch, and record what the blocks did."""
     wanted = {i.upper() for i in ids}
     unknown = sorted(wanted - set(reg.entries))
     if unknown:
         raise GbsiteError(f"not in the registry: {', '.join(unknown)}")
-    pages = {i: p for i, p in read_pages(cfg, reg).items() if not wanted or i in wanted}
+    every = read_pages(cfg, reg)
+    pages = {i: p for i, p in every.items() if not wanted or i in wanted}
     version, folder = examples.torch_info(python)
+    release = rec.release_of(version)
+    releases = cfg.example_releases
+    if release not in releases:
+        raise GbsiteError(
+            f"{python} has torch {version}, which is not a release of the examples "
+            f"({', '.join(releases)} in gbsite.toml [examples]): run with --torch RELEASE"
+        )
+    record = rec.read(cfg.verified_file)
     blocks = [b for page in pages.values() for b in page.blocks if b.runnable]
     if changed:
-        record = examples.read_record(cfg.verified_file)
-        blocks = [b for b in blocks if record.get(b.digest) != version]
+        blocks = [b for b in blocks if record.outcome(b.key, release) is None]
     fork = not fresh and runner.can_fork()
-    check = ExampleCheck(version, len(blocks), fork)
-    check.problems = coverage.torch_problems(pages, reg, coverage.TorchSource(folder), version)
+    check = ExampleCheck(version, release, len(blocks), fork)
+    # A page's status block is held against the first release of the examples that has its
+    # id; with a later torch, a citation that no longer holds is a note (the break may be
+    # gone or moved since), not a failure.
+    source = coverage.TorchSource(folder)
+    home = {i: home_release(reg.entries.get(i), reg.labels, releases) for i in pages}
+    check.problems = coverage.torch_problems(
+        {i: p for i, p in pages.items() if home[i] == release}, reg, source, version
+    )
+    check.notes = coverage.torch_problems(
+        {i: p for i, p in pages.items() if home[i] != release}, reg, source, version
+    )
     if started is not None:
         started(check)
+    verdict = Verdict(reg, record, release, releases)
+    verdict.accept = accept
+
+    def judged(r: examples.Result) -> None:
+        c = verdict(r)
+        check.results.append(c)
+        if progress is not None:
+            progress(c)
+
     clock = time.monotonic()
     if blocks:
-        check.results = runner.run_all(blocks, python, jobs, timeout, progress, fresh=not fork)
+        runner.run_all(blocks, python, jobs, timeout, judged, fresh=not fork)
     check.seconds = time.monotonic() - clock
-    # A partial run keeps the entries of the pages and blocks it did not run.
-    examples.write_record(cfg.verified_file, check.results, wanted or None, keep_digests=changed)
+    current = {
+        b.key: rec.Row(b.gb_id, b.kind, b.line, b.digest)
+        for page in every.values()
+        for b in page.blocks
+        if b.runnable
+    }
+    outcomes = {
+        c.result.block.key: str(c.result.outcome)
+        for c in check.results
+        if c.ok and c.result.outcome is not None
+    }
+    rec.write(cfg.verified_file, rec.updated(record, release, version, outcomes, current))
     check.problems += [
-        Problem(f"{r.block.kind} {r.summary}", r.block.path, r.block.line)
-        for r in sorted(check.failed, key=lambda r: (str(r.block.path), r.block.line))
+        Problem(f"{c.result.block.kind} {c.summary}", c.result.block.path, c.result.block.line)
+        for c in sorted(check.failed, key=lambda c: (str(c.result.block.path), c.result.block.line))
     ]
     return check
+
+
+def record_problems(cfg: Config, reg: Registry) -> list[Problem]:
+    """`gbsite check --record`: every runnable block has an outcome for every example release,
+    and does what it promises with its home release. Needs no torch."""
+    record = rec.read(cfg.verified_file)
+    releases = cfg.example_releases
+    problems = []
+    for page in read_pages(cfg, reg).values():
+        home = home_release(reg.entries.get(page.id), reg.labels, releases)
+        for b in page.blocks:
+            if not b.runnable:
+                continue
+            missing = [r for r in releases if record.outcome(b.key, r) is None]
+            if missing:
+                problems.append(
+                    Problem(
+                        f"{b.kind} has no outcome recorded for torch {', '.join(missing)}: run "
+                        f"`gbsite check --examples {page.id} --torch "
+                        f"{missing[0] if len(missing) == 1 else 'all'}`",
+                        b.path,
+                        b.line,
+                    )
+                )
+            elif not record.passed(b.key, b.kind, home):
+                problems.append(
+                    Problem(
+                        f"{b.kind} is recorded as `{record.outcome(b.key, home)}` with torch "
+                        f"{home}, where it must do what it promises",
+                        b.path,
+                        b.line,
+                    )
+                )
+    return problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,12 +319,22 @@ class Coverage:
 
 
 def coverage_of(cfg: Config, reg: Registry, release: str | None) -> Coverage:
-    record = examples.read_record(cfg.verified_file)
-    release = release or coverage.default_release(reg, record)
-    if release not in reg.labels:
-        raise GbsiteError(f"release {release} was not imported (imported: {', '.join(reg.labels)})")
+    """The coverage of a release: an example release (2.14.1), or an imported one (2.14.0,
+    judged with the example release that maps to it). Default: the newest example release."""
+    releases = cfg.example_releases
+    labels = coverage.registry_labels(releases, reg.labels)
+    if release is None:
+        release = max(labels, key=releases.index) if labels else reg.labels[-1]
+    elif release not in labels:
+        if release not in reg.labels:
+            raise GbsiteError(
+                f"release {release} is neither a release of the examples "
+                f"({', '.join(releases)}) nor an imported one ({', '.join(reg.labels)})"
+            )
+        release = next((r for r, label in labels.items() if label == release), release)
+    record = rec.read(cfg.verified_file)
     pages = read_pages(cfg, reg)
-    states = coverage.coverage(reg, pages, record, release)
+    states = coverage.coverage(reg, pages, record, release, releases)
     return Coverage(release, states, coverage.repeated_paragraphs(pages.values()))
 
 

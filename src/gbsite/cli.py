@@ -9,11 +9,14 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from gbsite import config as config_mod
 from gbsite import version
 from gbsite.errors import GbsiteError
+
+if TYPE_CHECKING:
+    from gbsite.checking import ExampleCheck
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -97,6 +100,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     reg = registry.load(cfg.registry_dir)
     result = sync.plan(cfg, reg)
     problems = sync.check_problems(cfg, result) + checking.page_problems(result.blocks, reg.entries)
+    if args.record and not problems:
+        problems = checking.record_problems(cfg, reg)
     if args.format == "github":
         # GitHub Actions workflow commands: each problem is annotated on its line in the PR.
         for problem in problems:
@@ -125,9 +130,21 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
-    from gbsite import checking, examples, registry
+    import json
+
+    from gbsite import checking, examples, registry, torchenv
 
     quiet = args.format == "json"
+    if args.torch and args.python:
+        raise GbsiteError("--torch and --python both name a torch: give one")
+    releases = cfg.example_releases
+    wanted = list(releases) if args.torch == "all" else [args.torch] if args.torch else [None]
+    # Every environment first: an unknown release or a failed install changes nothing.
+    pythons = [
+        torchenv.python_for(r, releases) if r else args.python or examples.default_python()
+        for r in wanted
+    ]
+    reg = registry.load(cfg.registry_dir)
 
     def started(check: checking.ExampleCheck) -> None:
         how = "forked from one warm interpreter" if check.forked else "each in a fresh interpreter"
@@ -137,28 +154,41 @@ def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
             flush=True,
         )
 
-    def progress(r: examples.Result) -> None:
+    def progress(c: checking.Checked) -> None:
+        r = c.result
         print(
-            f"  {'ok  ' if r.passed else 'FAIL'} {r.block.where}"
-            f"{r.block.kind}: {r.summary} ({r.seconds:.1f} s)",
+            f"  {'ok  ' if c.ok else 'FAIL'} {r.block.where}"
+            f"{r.block.kind}: {c.summary} ({r.seconds:.1f} s)",
             flush=True,
         )
 
-    check = checking.check_examples(
-        cfg,
-        registry.load(cfg.registry_dir),
-        args.ids,
-        python=args.python or examples.default_python(),
-        jobs=args.jobs,
-        timeout=args.timeout,
-        changed=args.changed,
-        fresh=args.fresh,
-        started=None if quiet else started,
-        progress=None if quiet else progress,
-    )
+    checks = []
+    for python in pythons:
+        check = checking.check_examples(
+            cfg,
+            reg,
+            args.ids,
+            python=python,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            changed=args.changed,
+            fresh=args.fresh,
+            accept=args.accept,
+            started=None if quiet else started,
+            progress=None if quiet else progress,
+        )
+        checks.append(check)
+        if not quiet:
+            _example_summary(args, cfg, check)
     if quiet:
-        print(check.json())
-        return EXIT_PROBLEMS if check.problems else EXIT_OK
+        reports = [c.as_dict() for c in checks]
+        print(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2))
+    return EXIT_PROBLEMS if any(c.problems for c in checks) else EXIT_OK
+
+
+def _example_summary(args: argparse.Namespace, cfg: config_mod.Config, check: ExampleCheck) -> None:
+    from gbsite import checking
+
     for problem in check.problems:
         if args.format == "github":
             print(problem.github())
@@ -167,15 +197,16 @@ def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
         detail = check.details(problem).strip()
         if detail:
             print("    " + detail.replace("\n", "\n    "))
+    for note in check.notes:
+        print(f"note: {note} (the page is checked with the first release that has its id)")
     failed, ran = len(check.failed), len(check.results)
     rate = f", {ran / check.seconds:.1f} blocks/s" if ran and check.seconds > 0 else ""
     print(
         f"check --examples: {ran - failed} passed, {failed} failed "
         f"(torch {check.torch}, {check.seconds:.0f} s{rate}); status blocks: "
-        f"{len(check.problems) - failed} problem(s); verified blocks recorded in "
+        f"{len(check.problems) - failed} problem(s); outcomes recorded in "
         f"{checking.record_path(cfg)}"
     )
-    return EXIT_PROBLEMS if check.problems else EXIT_OK
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
@@ -375,7 +406,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("ids", nargs="*", metavar="GBxxxx", help="with --examples: only these pages")
     p.add_argument(
+        "--torch",
+        metavar="RELEASE",
+        help="with --examples: run against this torch release of gbsite.toml [examples] "
+        "releases, or `all` of them, each in an environment created on first use "
+        "(default: the torch installed here)",
+    )
+    p.add_argument(
         "--python", help="with --examples: the Python that has torch (default: this one)"
+    )
+    p.add_argument(
+        "--accept",
+        action="store_true",
+        help="with --examples: record what the blocks do now where it differs from the record",
+    )
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help="also check, without running anything, that docs/verified-examples.yaml has an "
+        "outcome for every block and every release of the examples",
     )
     p.add_argument(
         "--jobs",
@@ -392,7 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--changed",
         action="store_true",
-        help="with --examples: only the blocks with no record for the installed torch yet",
+        help="with --examples: only the blocks with no outcome recorded for this torch yet",
     )
     p.add_argument(
         "--fresh",
@@ -475,7 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--release",
-        help="release label (default: the newest one that examples were run against)",
+        help="a release of the examples (2.14.1) or an imported one (2.14.0) (default: the "
+        "newest release of the examples)",
     )
     p.add_argument("--format", choices=["text", "json"], default="text", help="output format")
     p.add_argument("--list", action="store_true", help="also list the ids with nothing yet")

@@ -26,6 +26,12 @@ DEFAULTS: dict[str, dict[str, str]] = {
         "output": "site",
     },
 }
+# Settings that hold a list of strings rather than one string.
+LIST_DEFAULTS: dict[str, dict[str, tuple[str, ...]]] = {
+    # The torch releases the examples of docs/gb/ run against (`gbsite check --examples --torch`)
+    "examples": {"releases": ("2.13.0", "2.14.1", "2.15.0")},
+}
+_RELEASE = re.compile(r"\d+\.\d+\.\d+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +46,7 @@ class Config:
     docs_dir: Path
     templates_dir: Path
     output_dir: Path
+    example_releases: tuple[str, ...] = LIST_DEFAULTS["examples"]["releases"]
 
     @property
     def verified_file(self) -> Path:
@@ -87,7 +94,11 @@ def load(root: Path | None = None) -> Config:
 
     problems: list[Problem] = []
     values: dict[str, dict[str, str]] = {}
+    lists: dict[str, dict[str, tuple[str, ...]]] = {}
     for table, value in data.items():
+        if table in LIST_DEFAULTS and isinstance(value, dict):
+            problems += _lists(file, table, value, text, lists)
+            continue
         if table not in DEFAULTS:
             problems.append(Problem(f"unknown table [{table}]", file, _line_of(text, table)))
             continue
@@ -132,4 +143,42 @@ def load(root: Path | None = None) -> Config:
         docs_dir=root / paths["docs"],
         templates_dir=root / paths["templates"],
         output_dir=root / paths["output"],
+        example_releases=lists.get("examples", {}).get(
+            "releases", LIST_DEFAULTS["examples"]["releases"]
+        ),
     )
+
+
+def _lists(
+    file: Path,
+    table: str,
+    value: dict[str, object],
+    text: str,
+    out: dict[str, dict[str, tuple[str, ...]]],
+) -> list[Problem]:
+    """A table of list settings, such as [examples] releases = ["2.13.0", "2.15.0"]."""
+    problems: list[Problem] = []
+    for key, item in value.items():
+        where = _line_of(text, key)
+        if key not in LIST_DEFAULTS[table]:
+            known = ", ".join(LIST_DEFAULTS[table])
+            problems.append(Problem(f"unknown setting {table}.{key} (known: {known})", file, where))
+            continue
+        if (
+            not isinstance(item, list)
+            or not item
+            or not all(isinstance(r, str) and _RELEASE.fullmatch(r) for r in item)
+        ):
+            problems.append(
+                Problem(f'{table}.{key} must be a list of releases such as ["2.13.0"]', file, where)
+            )
+            continue
+        releases = tuple(str(r) for r in item)
+        ordered = tuple(sorted(set(releases), key=lambda r: tuple(int(n) for n in r.split("."))))
+        if releases != ordered:
+            problems.append(
+                Problem(f"{table}.{key} lists each release once, oldest first", file, where)
+            )
+            continue
+        out.setdefault(table, {})[key] = releases
+    return problems

@@ -1,6 +1,8 @@
 """Coverage: the state of every id's page, derived from its Additional Information block.
 
     verified     a gb-repro and a gb-fix that ran as they promise, recorded for the release
+    fixed        the gb-repro broke with an older release of the examples and compiles without
+                 a break with this one: upgrading removes the break for code like it
     environment  reachable only with a CUDA device, several processes, another package or a newer
                  Python: the blocks carry `needs=` and are shown, not run
     internal     no user program reaches it; the page cites the torch file and function
@@ -27,15 +29,21 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gbsite import record as runs
 from gbsite.docs import Doc
 from gbsite.errors import GbsiteError, Problem
 from gbsite.examples import NEEDS_HELP, Block, blocks_of, scan, valid_needs
 from gbsite.model import GB_ID, Entry, Registry
+from gbsite.record import Record
 
-STATES = ("verified", "environment", "internal", "unraised", "none")
+STATES = ("verified", "fixed", "environment", "internal", "unraised", "none")
 # What each state means to a reader: a title and a sentence, for the dashboard.
 STATE_TEXT = {
     "verified": ("Verified", "A repro and a fix on the page were run and did what they say."),
+    "fixed": (
+        "Fixed by upgrading",
+        "The page's repro breaks with an older torch and compiles without a break with this one.",
+    ),
     "environment": (
         "Needs an environment",
         "Reachable only with a CUDA device, several processes, another package or a newer "
@@ -47,7 +55,11 @@ STATE_TEXT = {
         "No user program reaches it; the page says where torch raises it and what to do.",
     ),
     "unraised": ("No longer raised", "The registry keeps the id, but torch no longer raises it."),
-    "none": ("No example yet", "Pages waiting for a repro and a fix: pick one and write it."),
+    "none": (
+        "No example yet",
+        "Pages waiting for a repro and a fix that do what they say with this torch (some have "
+        "an example for an older one): pick one and write it.",
+    ),
 }
 DECLARED = ("environment", "internal", "unraised")
 STATUS_KIND = "gb-status"
@@ -85,7 +97,8 @@ class BlockState:
     kind: str
     line: int
     needs: str
-    verified: str | None  # the torch version it was verified with, for this release
+    verified: str | None  # the torch build it did what it promises with, for this release
+    outcomes: tuple[tuple[str, str], ...] = ()  # (release, outcome) for every release run
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +120,13 @@ class PageCoverage:
             "source": self.source,
             "words": self.words,
             "blocks": [
-                {"kind": b.kind, "line": b.line, "needs": b.needs or None, "verified": b.verified}
+                {
+                    "kind": b.kind,
+                    "line": b.line,
+                    "needs": b.needs or None,
+                    "verified": b.verified,
+                    "outcomes": dict(b.outcomes),
+                }
                 for b in self.blocks
             ],
         }
@@ -249,15 +268,12 @@ def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
     return Page(gb_id, tuple(blocks), declared, tuple(scanned.paragraphs))
 
 
-def _base(version: str) -> str:
-    """`2.13.0+cpu` -> `2.13.0`: a record counts for its release whatever the build."""
-    return version.split("+", 1)[0]
-
-
 def page_coverage(
-    page: Page | None, gb_id: str, record: dict[str, str], release: str
+    page: Page | None, gb_id: str, record: Record, release: str, releases: tuple[str, ...] = ()
 ) -> PageCoverage:
-    """The state of one id for a release, from its page and the record of verified blocks."""
+    """The state of one id for an example release, from its page and the record of runs.
+    `releases`: every example release, oldest first (a page is `fixed` in `release` when its
+    repro broke with an older one)."""
     if page is None:
         return PageCoverage(gb_id, "none")
     states = tuple(
@@ -265,18 +281,43 @@ def page_coverage(
             b.kind,
             b.line,
             b.needs,
-            record[b.digest]
-            if b.runnable and b.digest in record and _base(record[b.digest]) == release
-            else None,
+            record.verified_with(b.key, b.kind, release) if b.runnable else None,
+            tuple(sorted(record.rows[b.key].outcomes.items()))
+            if b.runnable and b.key in record.rows
+            else (),
         )
         for b in page.blocks
     )
     if page.declaration is not None:
         status = page.declaration.status
+    elif {s.kind for s in states if s.verified} == {"gb-repro", "gb-fix"}:
+        status = "verified"
     else:
-        verified = {s.kind for s in states if s.verified}
-        status = "verified" if verified == {"gb-repro", "gb-fix"} else "none"
+        since = fixed_in(page, record, releases)
+        later = since is not None and release in releases
+        fixed = later and releases.index(release) >= releases.index(str(since))
+        status = "fixed" if fixed else "none"
     return PageCoverage(gb_id, status, states, page.declaration, page.words)
+
+
+def fixed_in(page: Page, record: Record, releases: tuple[str, ...]) -> str | None:
+    """The example release from which the page's repro no longer breaks, having broken with
+    an older one: the release that removes the break for code like the example."""
+    for block in page.blocks:
+        if block.kind != "gb-repro" or not block.runnable or block.key not in record.rows:
+            continue
+        outcomes = record.rows[block.key].outcomes
+        broke = False
+        since: str | None = None
+        for release in releases:
+            outcome = outcomes.get(release)
+            if outcome == runs.BREAKS:
+                broke, since = True, None
+            elif outcome == runs.NO_BREAK and broke and since is None:
+                since = release
+        if since is not None:
+            return since
+    return None
 
 
 def repeated_paragraphs(pages: Iterable[Page], most: int = 2) -> dict[str, list[str]]:
@@ -298,11 +339,19 @@ def in_release(entry: Entry, labels: list[str], release: str) -> bool:
     return entry.removed is None or labels.index(entry.removed) > index
 
 
-def default_release(registry: Registry, record: dict[str, str]) -> str:
-    """The newest imported release that examples were run against; else the newest one."""
-    labels = registry.labels
-    ran = [labels.index(_base(v)) for v in record.values() if _base(v) in labels]
-    return labels[max(ran)] if ran else labels[-1]
+def registry_labels(releases: Iterable[str], labels: list[str]) -> dict[str, str]:
+    """Each example release's registry label: the newest imported release not newer than it
+    (2.14.1 -> 2.14.0). Releases older than every import are left out."""
+
+    def key(release: str) -> tuple[int, ...]:
+        return tuple(int(n) for n in re.findall(r"\d+", release))
+
+    out: dict[str, str] = {}
+    for release in releases:
+        older = [label for label in labels if key(label) <= key(release)]
+        if older:
+            out[release] = max(older, key=key)
+    return out
 
 
 def read_pages(docs: dict[str, Doc], known: Container[str]) -> dict[str, Page]:
@@ -323,14 +372,19 @@ def read_pages(docs: dict[str, Doc], known: Container[str]) -> dict[str, Page]:
 
 
 def coverage(
-    registry: Registry, pages: dict[str, Page], record: dict[str, str], release: str
+    registry: Registry,
+    pages: dict[str, Page],
+    record: Record,
+    release: str,
+    releases: tuple[str, ...],
 ) -> list[PageCoverage]:
-    """The state of every id of the release, by id."""
+    """The state of every id of an example release, by id."""
     labels = registry.labels
+    label = registry_labels([release], labels)[release]
     return [
-        page_coverage(pages.get(gb_id), gb_id, record, release)
+        page_coverage(pages.get(gb_id), gb_id, record, release, releases)
         for gb_id, entry in registry.entries.items()
-        if in_release(entry, labels, release)
+        if in_release(entry, labels, label)
     ]
 
 
@@ -416,9 +470,10 @@ def reported_types(entry: Entry, labels: list[str], version: str) -> set[str]:
     uses, says nothing about this id). For a torch that is no imported release, every type the
     id ever reported."""
     reported = [r for r in (*entry.history, *entry.replaced) if r.current_since is not None]
-    release = _base(version)
-    if release in labels:
-        index = labels.index(release)
+    release = runs.release_of(version)
+    label = registry_labels([release], labels).get(release)
+    if label is not None:
+        index = labels.index(label)
         then = [r for r in reported if labels.index(str(r.current_since)) <= index]
         if then:
             newest = max(then, key=lambda r: labels.index(str(r.current_since)))
@@ -432,11 +487,15 @@ def torch_problems(
     """Declarations that the installed torch contradicts: a cited file that does not exist or
     does not raise the break, or an `unraised` break that torch does raise."""
     problems: list[Problem] = []
+    release = runs.release_of(version)
+    label = registry_labels([release], registry.labels).get(release)
     for gb_id, page in sorted(pages.items()):
         d = page.declaration
         if d is None or gb_id not in registry.entries:
             continue
         entry = registry.entries[gb_id]
+        if label is not None and not in_release(entry, registry.labels, label):
+            continue  # not an id of this torch: nothing to hold its declaration against
         gb_types = {r.text.gb_type for r in (*entry.history, *entry.replaced)}
         if d.source is not None:
             path = torch.path(d.source)

@@ -13,8 +13,9 @@ says that it fails in plain PyTorch too; with `fullgraph=false`, when it runs to
 graph-break log links to the page); a gb-fix passes when it runs to the end, so without
 any graph break, having called NAME. A block with `needs=` (cuda, distributed, package:NAME,
 python:3.N) is
-shown and never run. Plain ```python blocks are only shown. Blocks that pass are recorded, with
-the torch version, in docs/verified-examples.yaml, which the site reads.
+shown and never run. Plain ```python blocks are only shown. What each block did, with each torch
+release of the examples, is recorded in docs/verified-examples.yaml (record.py), which the site
+reads.
 """
 
 from __future__ import annotations
@@ -22,15 +23,13 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gbsite import yamlio
+from gbsite import record
 from gbsite.docs import Doc
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import write_if_changed
 
 KINDS = ("gb-repro", "gb-fix")
 _OPTION = re.compile(r"(compile|backend|needs|eager|fullgraph)=([A-Za-z_][\w.:-]*)")
@@ -119,6 +118,11 @@ class Block:
         )
 
     @property
+    def key(self) -> tuple[str, str]:
+        """How the record knows it: its page and its digest."""
+        return self.gb_id, self.digest
+
+    @property
     def runnable(self) -> bool:
         return not self.needs
 
@@ -149,6 +153,7 @@ class Result:
     details: str  # what the program printed or raised, for a failure
     seconds: float
     torch: str | None
+    outcome: str | None = None  # for the record (record.py); None when the process failed
 
 
 def parse_info(info: str) -> Annotation | None:
@@ -278,38 +283,47 @@ def torch_info(python: str) -> tuple[str, Path]:
 
 
 def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = None) -> Result:
-    """Did the program do what its annotation promises? `eager`: a repro's uncompiled run."""
+    """Did the program do what its annotation promises, and what did it do (its outcome for
+    the record)? `eager`: a repro's uncompiled run."""
     outcome = run.data
     torch = str(outcome["torch"]) if outcome.get("torch") else None
 
-    def fail(summary: str, details: str = "") -> Result:
-        return Result(block, False, summary, details, seconds, torch)
+    def result(what: str | None, summary: str, details: str = "") -> Result:
+        passed = what == record.passing(block.kind)
+        return Result(block, passed, summary, details, seconds, torch, what)
 
-    def repro_passed(summary: str) -> Result:
+    def repro_broke(summary: str) -> Result:
         """A repro that did what it promises compiled; it must also do so uncompiled."""
         problem = eager_problem(block, eager) if eager is not None else None
-        return fail(*problem) if problem else Result(block, True, summary, "", seconds, torch)
+        if problem is None:
+            return result(record.BREAKS, summary)
+        return result(None if eager and eager.failure else record.EAGER_FAILS, *problem)
 
     if run.failure:
-        return fail(run.failure, run.stderr)
+        return result(None, run.failure, run.stderr)
     message = str(outcome.get("message") or "")
     chained = "\n".join(str(m) for m in outcome.get("chain") or [])
     ids = linked_ids(message + "\n" + chained)
     name = block.compile_name
     raised = f"graph break {', '.join(ids)}" if ids else str(outcome["error_type"])  # if any
+    error = record.ERROR
 
     if outcome["status"] == "driver-error":
-        return fail("the program could not be run", message)
+        return result(error, "the program could not be run", message)
     if not outcome["bound"]:
-        return fail(
+        return result(
+            error,
             f"no top-level statement binds `{name}`, so nothing was compiled "
-            "(name another callable with compile=NAME)"
+            "(name another callable with compile=NAME)",
         )
     if run.stdout.strip():
-        return fail("the program printed output; examples must be quiet", run.stdout[-1500:])
+        return result(
+            error, "the program printed output; examples must be quiet", run.stdout[-1500:]
+        )
     if block.kind == "gb-repro" and block.fullgraph == NO_FULLGRAPH:
         if outcome["status"] != "completed":
-            return fail(
+            return result(
+                error,
                 f"raised {raised}; with fullgraph=false a repro runs to the end and the break "
                 "shows in the graph-break log",
                 message[:1500],
@@ -317,27 +331,39 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
         logged = "\n".join(str(m) for m in outcome.get("logged") or [])
         found = linked_ids(logged)
         if block.gb_id not in found:
-            return fail(
+            return result(
+                record.other_break(found) if found else record.NO_BREAK,
                 f"logged {', '.join(found) or 'no graph break'} instead of {block.gb_id}",
                 logged[:1500],
             )
-        return repro_passed(f"logs {block.gb_id} as a graph break")
+        return repro_broke(f"logs {block.gb_id} as a graph break")
     if block.kind == "gb-repro":
         if outcome["status"] != "raised":
-            return fail(
+            return result(
+                record.NO_BREAK,
                 f"ran without a graph break (expected {block.gb_id}); with this torch "
-                "the code compiles, so the example no longer shows the break"
+                "the code compiles, so the example no longer shows the break",
             )
         if block.gb_id not in ids:
-            return fail(f"raised {raised} instead of {block.gb_id}", message[:1500])
-        return repro_passed(f"breaks with {block.gb_id}")
+            return result(
+                record.other_break(ids) if ids else error,
+                f"raised {raised} instead of {block.gb_id}",
+                message[:1500],
+            )
+        return repro_broke(f"breaks with {block.gb_id}")
     if outcome["status"] != "completed":
-        return fail(f"raised {raised}; a gb-fix must run without any graph break", message[:1500])
+        return result(
+            record.other_break(ids) if ids else error,
+            f"raised {raised}; a gb-fix must run without any graph break",
+            message[:1500],
+        )
     if run.stderr.strip():
-        return fail("the program wrote to stderr; a fix must run cleanly", run.stderr[-1500:])
+        return result(
+            error, "the program wrote to stderr; a fix must run cleanly", run.stderr[-1500:]
+        )
     if not outcome.get("graphs"):
-        return fail(f"`{name}` was compiled but never called")
-    return Result(block, True, "runs without a graph break", "", seconds, torch)
+        return result(error, f"`{name}` was compiled but never called")
+    return result(record.RUNS, "runs without a graph break")
 
 
 def linked_ids(text: str) -> list[str]:
@@ -369,74 +395,6 @@ def eager_problem(block: Block, eager: Outcome) -> tuple[str, str] | None:
             str(data.get("message") or "")[:1500],
         )
     return None  # what it prints does not count: a print may be the very break it shows
-
-
-# ---- the record the site reads ---------------------------------------------------------------
-
-RECORD_HEADER = (
-    "# Written by `gbsite check --examples`: the annotated examples in docs/gb/ that ran as they\n"
-    '# promise, and the torch they ran with. The site says "verified with torch X" for a block\n'
-    "# only while its code is still the code recorded here (sha256 of kind, options and code).\n"
-)
-
-
-RecordEntry = dict[str, str | int]
-
-
-def record_entries(path: Path) -> list[RecordEntry]:
-    """The entries of the record of verified examples; none when there is no record yet."""
-    if not path.exists():
-        return []
-    data = yamlio.read(path)
-    entries = data.get("verified") if isinstance(data, dict) else None
-    if not isinstance(entries, list) or not all(
-        isinstance(e, dict) and {"id", "sha256", "torch"} <= e.keys() for e in entries
-    ):
-        raise GbsiteError.at(
-            path,
-            None,
-            "not a record of verified examples (entries need id, sha256 and torch); delete it "
-            "and run gbsite check --examples",
-        )
-    return entries
-
-
-def read_record(path: Path) -> dict[str, str]:
-    """sha256 of each verified block -> the torch version it was verified with."""
-    return {str(e["sha256"]): str(e["torch"]) for e in record_entries(path)}
-
-
-def write_record(
-    path: Path,
-    results: Iterable[Result],
-    checked_ids: set[str] | None,
-    *,
-    keep_digests: bool = False,
-) -> bool:
-    """Record the blocks that passed; keep earlier entries of pages not checked this time
-    (and, with `keep_digests`, of blocks not run this time: `--changed`)."""
-    results = list(results)
-    ran = {r.block.digest for r in results}
-    kept = [
-        e
-        for e in record_entries(path)
-        if (checked_ids is not None and e["id"] not in checked_ids)
-        or (keep_digests and e["sha256"] not in ran)
-    ]
-    fresh: list[RecordEntry] = [
-        {
-            "id": r.block.gb_id,
-            "kind": r.block.kind,
-            "line": r.block.line,
-            "sha256": r.block.digest,
-            "torch": r.torch or "unknown",
-        }
-        for r in results
-        if r.passed
-    ]
-    entries = sorted(kept + fresh, key=lambda e: (str(e["id"]), int(e["line"])))
-    text = yamlio.dump({"verified": entries}, RECORD_HEADER)
-    return write_if_changed(path, text.encode("utf-8"))
 
 
 def default_python() -> str:

@@ -16,7 +16,8 @@ from gbsite.config import Config
 from gbsite.coverage import Page, PageCoverage
 from gbsite.derive import DEFECTS, Defect
 from gbsite.docs import Doc
-from gbsite.model import Category, Registry, Revision, Text
+from gbsite.model import Category, Entry, Registry, Revision, Text
+from gbsite.record import Record
 from gbsite.views import EntryView
 
 
@@ -55,7 +56,7 @@ class Badge:
 class EntryPage:
     view: EntryView
     coverage: PageCoverage
-    in_release: bool  # whether the release the examples run against has this id
+    in_release: bool  # whether the newest release the examples run against has this id
     badge: Badge
     title: str
     info_block: str | None  # the contributor's Additional Information (Markdown), if written
@@ -136,8 +137,19 @@ class CoverageSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class ReleaseCoverage:
+    """One row of the dashboard's table of coverage by release of the examples."""
+
+    release: str
+    total: int  # ids of that release
+    counts: tuple[int, ...]  # per state, in coverage.STATES order
+
+
+@dataclass(frozen=True, slots=True)
 class Dashboard:
     coverage: CoverageSummary
+    by_release: tuple[ReleaseCoverage, ...]
+    states: tuple[tuple[str, str], ...]  # (state, title), the table's columns
     total: int
     current: int
     removed: int
@@ -233,6 +245,7 @@ def dashboard(
     views: list[EntryView],
     has_info: dict[str, bool],
     covered: CoverageSummary,
+    by_release: tuple[ReleaseCoverage, ...] = (),
 ) -> Dashboard:
     current = [v for v in views if not v.entry.is_removed]
 
@@ -271,6 +284,8 @@ def dashboard(
     ]
     return Dashboard(
         coverage=covered,
+        by_release=by_release,
+        states=tuple((s, coverage.STATE_TEXT[s][0]) for s in coverage.STATES),
         total=len(views),
         current=len(current),
         removed=len(views) - len(current),
@@ -303,10 +318,36 @@ def built_date() -> str | None:
     return datetime.datetime.fromtimestamp(int(epoch), tz=datetime.UTC).strftime("%Y-%m-%d")
 
 
-def badge(cfg: Config, covered: PageCoverage, in_release: bool, release: str) -> Badge:
+def _and(items: Sequence[str]) -> str:
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+def badge(
+    cfg: Config,
+    covered: PageCoverage,
+    in_release: bool,
+    release: str,
+    verified_in: Sequence[str] = (),
+    fixed_in: str | None = None,
+    broke_in: Sequence[str] = (),
+) -> Badge:
+    """`verified_in`: the releases whose torch the page's repro and fix did what they promise
+    with; `fixed_in`: the release from which its repro no longer breaks (`broke_in`: with which
+    it did)."""
     d = covered.declaration
-    if covered.status == "verified":
-        torch = sorted({b.verified for b in covered.blocks if b.verified})[-1]
+    if covered.status == "fixed" and fixed_in is not None:
+        return Badge(
+            "fixed",
+            f"Fixed in torch {fixed_in}",
+            f"upgrading to torch {fixed_in} removes this break for code like the example: its "
+            f"repro breaks with torch {_and(broke_in)} and compiles without a break from "
+            f"{fixed_in} on",
+            "#additional-information",
+            "See the example",
+        )
+    if covered.status == "verified" or (covered.status == "none" and verified_in):
+        # Verified with an older torch but not the newest: each example's line says why.
+        torch = _and(verified_in) or sorted({b.verified or "" for b in covered.blocks})[-1]
         return Badge(
             "verified",
             "Verified example",
@@ -360,21 +401,38 @@ def entry_pages(
 ) -> list[EntryPage]:
     labels = registry.labels
     docs_dir = cfg.docs_dir.relative_to(cfg.root).as_posix()
+    order = examples.releases
+    release_labels = coverage.registry_labels(order, labels)
+    newest = release_labels[examples.release]  # the release the dashboard counts
     pages = []
     for i, view in enumerate(views):
         entry = view.entry
         last = labels[labels.index(entry.removed) - 1] if entry.removed else labels[-1]
         doc = f"{docs_dir}/{view.slug}.md"
-        covered = coverage.page_coverage(
-            examples.pages.get(view.id), view.id, examples.record, examples.release
-        )
-        in_release = coverage.in_release(entry, labels, examples.release)
+        page = examples.pages.get(view.id)
+        release = examples.release_of(entry, labels)
+        covered = coverage.page_coverage(page, view.id, examples.record, release, examples.releases)
+        in_release = coverage.in_release(entry, labels, newest)
+        verified_in = [
+            r
+            for r in examples.releases
+            if coverage.page_coverage(page, view.id, examples.record, r).status == "verified"
+        ]
+        fixed = coverage.fixed_in(page, examples.record, examples.releases) if page else None
         pages.append(
             EntryPage(
                 view=view,
                 coverage=covered,
                 in_release=in_release,
-                badge=badge(cfg, covered, in_release, examples.release),
+                badge=badge(
+                    cfg,
+                    covered,
+                    coverage.in_release(entry, labels, release_labels[release]),
+                    release,
+                    verified_in,
+                    fixed,
+                    [r for r in verified_in if fixed and order.index(r) < order.index(fixed)],
+                ),
                 title=f"{view.id}: {plain_title(view.current.text.gb_type)}",
                 info_block=docs[view.id].block
                 if view.id in docs and docs[view.id].has_content
@@ -394,8 +452,22 @@ class Examples:
     """What the coverage of the pages is derived from (coverage.py)."""
 
     pages: dict[str, Page]  # each docs file's annotated blocks and status block
-    record: dict[str, str]  # digest of each verified block -> torch version
-    release: str  # the release the examples run against
+    record: Record  # what each block did with each release
+    releases: tuple[str, ...]  # the torch releases the examples run against, oldest first
+
+    @property
+    def release(self) -> str:
+        """The release the dashboard counts: the newest."""
+        return self.releases[-1]
+
+    def release_of(self, entry: Entry, labels: list[str]) -> str:
+        """The release a page's state is shown for: the newest one that has the id."""
+        found = [
+            r
+            for r, label in coverage.registry_labels(self.releases, labels).items()
+            if coverage.in_release(entry, labels, label)
+        ]
+        return found[-1] if found else self.release
 
 
 def model(
@@ -411,13 +483,22 @@ def model(
     )
     entries = entry_pages(cfg, registry, views, docs, examples)
     covered = coverage_summary(examples.release, views, entries)
+    by_release = []
+    for release in examples.releases:
+        states = coverage.coverage(
+            registry, examples.pages, examples.record, release, examples.releases
+        )
+        counts = coverage.counts(states)
+        by_release.append(
+            ReleaseCoverage(release, len(states), tuple(counts[s] for s in coverage.STATES))
+        )
     return SiteModel(
         registry=registry,
         info=info,
         views=views,
         entries=entries,
         releases=release_pages(registry, views),
-        dashboard=dashboard(registry, views, has_info, covered),
+        dashboard=dashboard(registry, views, has_info, covered, tuple(by_release)),
         categories=registry.categories,
         has_info=has_info,
     )

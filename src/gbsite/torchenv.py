@@ -1,0 +1,151 @@
+"""A Python with a given torch release, for `gbsite check --examples --torch RELEASE`.
+
+Each release gets a virtual environment of its own in the cache folder
+(`$GBSITE_CACHE_DIR`, else `$XDG_CACHE_HOME/gbsite`, else `~/.cache/gbsite`), under
+`torch/RELEASE`. It is built in a `torch/.partial-RELEASE-PID` folder and renamed into place only
+when the install is complete, so an interrupted install is never taken for a finished one; the
+next run removes what an interrupted one left.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from gbsite.errors import GbsiteError
+from gbsite.examples import torch_info
+from gbsite.record import release_of
+
+PACKAGES = ("numpy",)  # what the examples import besides torch
+PARTIAL = ".partial-"
+
+
+def cache_dir() -> Path:
+    if os.environ.get("GBSITE_CACHE_DIR"):
+        return Path(os.environ["GBSITE_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gbsite"
+
+
+def env_dir(release: str) -> Path:
+    return cache_dir() / "torch" / release
+
+
+def env_python(folder: Path) -> Path:
+    return folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_leftovers(folder: Path) -> list[Path]:
+    """Partial environments whose installing process is gone (killed, machine rebooted)."""
+    removed: list[Path] = []
+    if not folder.is_dir():
+        return removed
+    for path in folder.glob(PARTIAL + "*"):
+        pid = path.name.rsplit("-", 1)[-1]
+        if not pid.isdigit() or not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def python_for(
+    release: str,
+    releases: tuple[str, ...],
+    *,
+    current: str = sys.executable,
+    say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+) -> str:
+    """A Python whose torch is `release`: this one when its torch is that release, else the
+    cached environment, created on first use."""
+    if release not in releases:
+        raise GbsiteError(
+            f"torch {release} is not a release of the examples ({', '.join(releases)}): "
+            "use one of those or `all`, or add it to [examples] releases in gbsite.toml"
+        )
+    try:
+        if release_of(torch_info(current)[0]) == release:
+            return current
+    except GbsiteError:
+        pass  # no torch here: use the cache
+    folder = env_dir(release)
+    python = env_python(folder)
+    if python.exists():
+        return str(python)
+    create(release, folder, say)
+    return str(python)
+
+
+def create(release: str, folder: Path, say: Callable[[str], None]) -> None:
+    """Install torch==release (and PACKAGES) into a new environment at `folder`."""
+    parent = folder.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(parent)
+    partial = parent / f"{PARTIAL}{release}-{os.getpid()}"
+    say(
+        f"gbsite: creating an environment with torch {release} in {folder} "
+        "(first use only; a CUDA build is about 5 GB and takes a few minutes)"
+    )
+    try:
+        _run([sys.executable, "-m", "venv", "--without-pip", str(partial)], release, folder)
+        # pip of this Python installs into the new one; the version is exact, so constraints
+        # files in the user's pip configuration (which may cap torch) cannot apply.
+        env = {**os.environ, "PIP_CONSTRAINT": os.devnull}
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "--python",
+                str(env_python(partial)),
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                f"torch=={release}",
+                *PACKAGES,
+            ],
+            release,
+            folder,
+            env,
+        )
+        version = torch_info(str(env_python(partial)))[0]
+        if release_of(version) != release:
+            raise GbsiteError(f"installing torch {release} gave torch {version}")
+        try:
+            partial.rename(folder)
+        except OSError:
+            if not env_python(folder).exists():  # not another run that finished first
+                raise
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def _run(command: list[str], release: str, folder: Path, env: dict[str, str] | None = None) -> None:
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, env=env)
+    except OSError as exc:
+        raise GbsiteError(f"cannot run {command[0]}: {exc.strerror}") from None
+    if proc.returncode != 0:
+        lines = [
+            ln.strip()
+            for ln in (proc.stderr or proc.stdout).splitlines()
+            if ln.strip() and not ln.lstrip().startswith("WARNING:")
+        ]
+        why = lines[-1] if lines else f"exit status {proc.returncode}"
+        raise GbsiteError(
+            f"cannot install torch {release} into {folder}: {why} (check the network or the "
+            "package index, then run again)"
+        )

@@ -1,0 +1,232 @@
+"""Examples on several torch releases (issue 25): the record's outcomes per release, what the
+pages say about them, re-runs that disagree, unknown releases and interrupted installs."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Project, fake_torch, line_of, page
+from gbsite import docs, examples, record
+
+BREAK = (
+    'if __import__("torch").compiling: '
+    'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{}.html")'
+)
+REPRO_AND_FIX = (
+    f"```python gb-repro\ndef fn():\n    {BREAK.format('0025')}\nfn()\n```\n\n"
+    "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n"
+)
+
+
+@pytest.fixture(scope="module")
+def fake_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return fake_torch(tmp_path_factory.mktemp("faketorch"))[0]
+
+
+def record_file(project: Project) -> Path:
+    return project.root / "docs" / "verified-examples.yaml"
+
+
+def set_outcomes(project: Project, gb_id: str, path: Path, **by_kind: dict[str, str]) -> None:
+    """Write outcomes for the blocks of a page, as runs with several releases would."""
+    runs = record.read(record_file(project))
+    for b in examples.blocks_of(gb_id, docs.read(path)):
+        runs.rows[b.key] = record.Row(gb_id, b.kind, b.line, b.digest, by_kind[b.kind])
+    record.write(record_file(project), runs)
+
+
+def test_an_outcome_that_changes_between_releases_shows_on_the_page(project: Project) -> None:
+    path = page(project, "GB0025", REPRO_AND_FIX)
+    set_outcomes(
+        project,
+        "GB0025",
+        path,
+        **{
+            "gb-repro": {"2.13.0": "breaks", "2.14.1": "breaks", "2.15.0": "no-break"},
+            "gb-fix": {"2.13.0": "runs", "2.14.1": "runs", "2.15.0": "runs"},
+        },
+    )
+    assert project.run("build").code == 0
+    html = (project.site / "gb" / "gb0025.html").read_text()
+    assert (
+        '<span class="outcomes">torch <span class="verified">2.13.0 breaks</span> · '
+        '<span class="verified">2.14.1 breaks</span> · '
+        '<span class="unverified">2.15.0 no break</span></span>'
+    ) in html
+    assert (
+        "<strong>Fixed in torch 2.15.0</strong>: upgrading to torch 2.15.0 removes this break "
+        "for code like the example: its repro breaks with torch 2.13.0 and 2.14.1"
+    ) in html
+    dashboard = (project.site / "dashboard.html").read_text()
+    assert 'id="coverage-by-release"' in dashboard
+    # The page is verified on the two older releases and fixed on the newest.
+    states = {
+        r: {
+            e["id"]: e["status"]
+            for e in __import__("json").loads(
+                project.run("coverage", "--format", "json", "--release", r).out
+            )["ids"]
+        }["GB0025"]
+        for r in ("2.13.0", "2.14.1", "2.15.0")
+    }
+    assert states == {"2.13.0": "verified", "2.14.1": "verified", "2.15.0": "fixed"}
+
+
+def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_python: str) -> None:
+    path = page(project, "GB0025", REPRO_AND_FIX)
+    run = ("check", "--examples", "GB0025", "--python", fake_python)
+    assert project.run(*run).code == 0
+    [repro] = [b for b in examples.blocks_of("GB0025", docs.read(path)) if b.kind == "gb-repro"]
+    runs = record.read(record_file(project))
+    assert runs.outcome(repro.key, "2.13.0") == "breaks"
+    # The record says the repro stopped breaking with 2.13.0; a re-run says it breaks.
+    runs.rows[repro.key].outcomes["2.13.0"] = "no-break"
+    record.write(record_file(project), runs)
+    before = record_file(project).read_bytes()
+    result = project.run(*run)
+    assert result.code == 1
+    assert (
+        f"gb0025.md:{line_of(path, 'gb-repro')}: gb-repro recorded `no-break` with torch 2.13.0, "
+        "now `breaks`"
+    ) in result.out
+    assert record_file(project).read_bytes() == before
+    # --accept records what happens now.
+    assert project.run(*run, "--accept").code == 0
+    assert record.read(record_file(project)).outcome(repro.key, "2.13.0") == "breaks"
+
+
+def test_a_later_release_records_any_outcome_the_home_release_must_pass(
+    project: Project, tmp_path: Path
+) -> None:
+    """With torch 2.15.0 a repro that no longer breaks is recorded; with its first release of
+    the examples (2.13.0 for GB0025) the same outcome fails the check."""
+    python, _ = fake_torch(tmp_path / "t215")
+    torch_init = Path(python).parent / "torch" / "__init__.py"
+    torch_init.write_text(
+        torch_init.read_text().replace('__version__ = "2.13.0+fake"', '__version__ = "2.15.0"')
+    )
+    path = page(project, "GB0025", "```python gb-repro\ndef fn():\n    return 1\nfn()\n```\n")
+    later = project.run("check", "--examples", "GB0025", "--python", python)
+    assert later.code == 0, later.out
+    assert "no break with torch 2.15.0 (recorded)" in later.out
+    [repro] = examples.blocks_of("GB0025", docs.read(path))
+    assert record.read(record_file(project)).outcome(repro.key, "2.15.0") == "no-break"
+    check = project.run("check", "--record")
+    assert check.code == 1
+    assert (
+        f"gb0025.md:{line_of(path, 'gb-repro')}: gb-repro has no outcome recorded for torch "
+        "2.13.0, 2.14.1: run `gbsite check --examples GB0025 --torch all`"
+    ) in check.out
+
+
+def test_the_committed_record_is_complete() -> None:
+    """What .ci/run checks: every block of docs/gb/ has an outcome for every release."""
+    result = subprocess.run(
+        [sys.executable, "-m", "gbsite", "check", "--record"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[1],
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+
+
+def test_an_unknown_release_is_one_line_and_changes_nothing(project: Project) -> None:
+    before = record_file(project).read_bytes()
+    result = project.run("check", "--examples", "--torch", "2.99.0")
+    assert result.code == 2
+    assert result.err.strip().splitlines() == [
+        "gbsite: torch 2.99.0 is not a release of the examples (2.13.0, 2.14.1, 2.15.0): use "
+        "one of those or `all`, or add it to [examples] releases in gbsite.toml"
+    ]
+    assert record_file(project).read_bytes() == before
+
+
+def test_releases_in_the_config_are_validated(project: Project) -> None:
+    config = project.root / "gbsite.toml"
+    text = config.read_text()
+    config.write_text(text.replace('"2.13.0", "2.14.1", "2.15.0"', '"2.15.0", "2.13.0"'))
+    result = project.run("check")
+    assert result.code == 2
+    assert "gbsite.toml:" in result.err and "lists each release once, oldest first" in result.err
+
+
+class Silent:
+    """A package index that accepts connections and never answers: pip waits on it."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/simple"
+
+
+@pytest.mark.slow
+def test_an_interrupted_install_is_never_reused(project: Project, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    envs = cache / "torch"
+    index = Silent()
+    env = {
+        **os.environ,
+        "GBSITE_CACHE_DIR": str(cache),
+        "PIP_INDEX_URL": index.url,
+        "PIP_FIND_LINKS": "",
+        "PIP_DEFAULT_TIMEOUT": "60",
+        "PIP_RETRIES": "0",
+    }
+    before = record_file(project).read_bytes()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gbsite", "check", "--examples", "--torch", "2.15.0"],
+        cwd=project.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not index.held and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert index.held, "pip never asked the index"
+    [partial] = list(envs.glob(".partial-2.15.0-*"))
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert partial.exists() and not (envs / "2.15.0").exists()
+
+    # The next run (whose install fails at once: no index) removes it and says why in a line.
+    env["PIP_NO_INDEX"] = "1"
+    result = subprocess.run(
+        [sys.executable, "-m", "gbsite", "check", "--examples", "--torch", "2.15.0"],
+        cwd=project.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    [line] = [ln for ln in result.stderr.splitlines() if ln.startswith("gbsite: cannot")]
+    assert line.startswith("gbsite: cannot install torch 2.15.0 into ")
+    assert "Traceback" not in result.stderr
+    assert not partial.exists()
+    assert list(envs.iterdir()) == []
+    assert record_file(project).read_bytes() == before
