@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from browser_support import serve_folder
 from conftest import Project
 
 pytestmark = pytest.mark.browser
@@ -168,3 +169,56 @@ def test_landmarks(open_page: Any, base_url: str) -> None:
         assert page.get_by_role(role).count() >= 1, role
     assert page.locator("html").get_attribute("lang") == "en"
     assert page.locator("h1").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("prefix", "missing"),
+    [
+        ("/compile-graph-break-site/", "gb/gb9999.html"),
+        ("/compile-graph-break-site/", "some/deep/path.html"),
+        ("/", "gb/gb9999.html"),
+        ("/other/host/prefix/", "gb/gb9999.html"),
+        ("/other/host/prefix/", "nothing.html"),
+    ],
+)
+def test_404_page_under_any_prefix(
+    open_page: Any, built_site: Project, prefix: str, missing: str
+) -> None:
+    """GitHub Pages answers any missing path with 404.html: its layout, search and links work
+    wherever it is served, and a missing entry page says the id is newer than the registry."""
+    with serve_folder(built_site.site, prefix) as site_url:
+        page = open_page(site_url + missing, not_found=True)
+        assert page.locator("h1").inner_text() == "Page not found"
+        assert page.evaluate("document.querySelector('link[rel=icon]').href") == (
+            site_url + "assets/favicon.svg"
+        )
+        newer = page.locator("#newer-id")
+        if missing.startswith("gb/"):
+            assert newer.is_visible()
+            text = newer.inner_text()
+            assert "GB9999 is newer than this site's registry" in text
+            assert "last synced from PyTorch 2.15.0" in text
+            upstream = newer.locator("a", has_text="registry on PyTorch's main branch")
+            assert upstream.get_attribute("href") == (
+                "https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/graph_break_registry.json"
+            )
+            assert page.locator("#search-input").input_value() == "GB9999"
+        else:
+            assert not newer.is_visible()
+        page.locator("#search-input").fill("generator")
+        option = page.locator(".search-popup [role=option]").first
+        option.wait_for()
+        assert option.get_attribute("data-href").startswith("gb/gb")
+        option.click()
+        page.wait_for_url(site_url + "gb/gb*.html")
+        page.go_back()
+        page.locator("main a", has_text="All graph breaks").click()
+        page.wait_for_url(site_url + "index.html")
+        assert page.locator("table.entries tbody tr").count() == 593
+
+
+def test_404_sends_a_misspelt_entry_url_to_its_page(open_page: Any, built_site: Project) -> None:
+    with serve_folder(built_site.site, "/p/") as site_url:
+        page = open_page(site_url + "gb/GB25.html", not_found=True)
+        page.wait_for_url(site_url + "gb/gb0025.html")
+        assert "GB0025" in page.locator(".entry-id").inner_text()

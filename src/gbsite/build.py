@@ -261,13 +261,15 @@ class Renderer:
         """The stylesheet (self.css), and the 404 page that carries it inline."""
         from markupsafe import Markup
 
+        from gbsite import site
+
         return {
             f"{ASSETS}/style.css": self.css.encode("utf-8"),
             "404.html": self.page(
                 model,
                 "404.html",
                 "404.html.j2",
-                site_url=self.cfg.site_url,
+                not_found=site.not_found(self.cfg, model.registry),
                 inline_css=Markup(self.css),
             ),
         }

@@ -398,6 +398,39 @@ class Examples:
     release: str  # the release the examples run against
 
 
+UPSTREAM_REGISTRY = (
+    "https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/graph_break_registry.json"
+)
+_SYNC_LABEL = re.compile(r"^(?P<branch>[^@]+)@(?P<date>\d{4}-\d\d-\d\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class NotFound:
+    """What the 404 page says: how new the registry is, and where the site lives."""
+
+    registry_note: str
+    prefix: str  # path of the configured site URL: the root when the address says nothing
+    upstream_registry: str = UPSTREAM_REGISTRY
+
+
+def registry_note(newest: str) -> str:
+    """When the registry was last synced, from the newest label: `main@2026-11-21` (the daily
+    sync) has a date; a release label names the release."""
+    if match := _SYNC_LABEL.match(newest):
+        return (
+            f"Its registry was last synced on {match['date']}, "
+            f"from PyTorch's {match['branch']} branch."
+        )
+    return f"Its registry was last synced from PyTorch {newest}."
+
+
+def not_found(cfg: Config, registry: Registry) -> NotFound:
+    from urllib.parse import urlparse
+
+    prefix = urlparse(cfg.site_url).path or "/"
+    return NotFound(registry_note(registry.labels[-1]), prefix)
+
+
 def model(
     cfg: Config,
     registry: Registry,
