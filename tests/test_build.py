@@ -177,8 +177,8 @@ def test_contributor_markdown_is_github_flavoured(built: Project) -> None:
     assert 'href="#why-it-breaks"' in info
     assert "<td>errors on the first break<br><br>one graph</td>" in info
     assert (
-        '<pre class="highlight"><code class="language-python"><span class="kn">import</span>'
-        in info
+        '<pre tabindex="0" class="highlight"><code class="language-python">'
+        '<span class="kn">import</span>' in info
     )
     assert 'type="checkbox"' in info and "checked" in info and "disabled" in info
     assert '<a href="https://pytorch.org/docs">https://pytorch.org/docs</a>' in info

@@ -281,15 +281,26 @@
     return node;
   }
   function plainType(type) { return type.replace(/(`+)(.+?)\1/g, "$2"); }
-  function resultItem(match, index, prefix) {
+  function hrefOf(entry) { return root + "gb/" + entry.slug + ".html"; }
+  function resultParts(match) {
     var entry = match.entry;
-    var link = el("a", { href: root + "gb/" + entry.slug + ".html", tabindex: "-1" }, [
+    return [
       el("span", { "class": "gb-id" }, [entry.id]),
-      plainType(entry.texts[0].type) + (entry.removed ? " (removed)" : ""),
+      el("span", { "class": "type" }, [plainType(entry.texts[0].type) + (entry.removed ? " (removed)" : "")]),
       el("span", { "class": "why" }, [match.why])
-    ]);
-    return el("li", { "class": "result", role: "option", id: prefix + index,
-                      "aria-selected": "false", "data-id": entry.id }, [link]);
+    ];
+  }
+  // An option of the popup's listbox: no link inside (a listbox option may hold nothing
+  // interactive); choosing it, by click or Enter, opens its page.
+  function optionItem(match, index) {
+    return el("li", { "class": "result", role: "option", id: "search-option-" + index,
+                      "aria-selected": "false", "data-id": match.entry.id,
+                      "data-href": hrefOf(match.entry) }, resultParts(match));
+  }
+  // A result on the index page: a plain list of links, reached with Tab.
+  function panelItem(match) {
+    return el("li", { "class": "result", "data-id": match.entry.id }, [
+      el("a", { href: hrefOf(match.entry) }, resultParts(match))]);
   }
 
   // ---- filters on the index page ------------------------------------------------------------
@@ -368,9 +379,8 @@
         "Nothing matches. Try fewer words, an id such as GB0025, or paste the whole message " +
         "PyTorch printed (from \u201cGraph break in user code\u201d to the link)."]));
     } else {
-      var list = el("ol", { "aria-label": "Search results" });
-      results.slice(0, 100).forEach(function (m, i) { list.appendChild(resultItem(m, i, "panel-")); });
-      list.querySelectorAll("a").forEach(function (a) { a.removeAttribute("tabindex"); });
+      var list = el("ol", { "class": "result-list", "aria-label": "Search results" });
+      results.slice(0, 100).forEach(function (m) { list.appendChild(panelItem(m)); });
       panel.appendChild(list);
     }
     panel.hidden = false;
@@ -388,6 +398,7 @@
   function closePopup() {
     if (popup) { popup.remove(); popup = null; }
     selected = -1;
+    if (onIndex) return;
     input.setAttribute("aria-expanded", "false");
     input.removeAttribute("aria-activedescendant");
   }
@@ -407,9 +418,13 @@
     if (!results.length) {
       popup.appendChild(el("p", { "class": "search-note" }, ["No graph break matches."]));
     } else {
-      var list = el("ol", { role: "listbox", id: "search-listbox", "aria-label": "Search results" });
-      results.slice(0, 8).forEach(function (m, i) { list.appendChild(resultItem(m, i, "search-option-")); });
+      var list = el("ul", { role: "listbox", id: "search-listbox", "aria-label": "Search results" });
+      results.slice(0, 8).forEach(function (m, i) { list.appendChild(optionItem(m, i)); });
       list.addEventListener("mousedown", function (e) { e.preventDefault(); });
+      list.addEventListener("click", function (e) {
+        var option = e.target.closest("[role=option]");
+        if (option) location.href = option.getAttribute("data-href");
+      });
       popup.appendChild(list);
       if (results.length > 8) {
         popup.appendChild(el("p", { "class": "search-note" }, [
@@ -441,10 +456,14 @@
   }
 
   if (input) {
-    input.setAttribute("role", "combobox");
-    input.setAttribute("aria-autocomplete", "list");
-    input.setAttribute("aria-expanded", "false");
-    if (!onIndex) input.setAttribute("aria-controls", "search-listbox");
+    if (onIndex) {
+      input.setAttribute("aria-controls", "search-results"); // results replace the list below
+    } else {
+      input.setAttribute("role", "combobox");
+      input.setAttribute("aria-autocomplete", "list");
+      input.setAttribute("aria-expanded", "false");
+      input.setAttribute("aria-controls", "search-listbox");
+    }
     loadIndex();
     input.addEventListener("input", function () { rawQuery = null; run(false); });
     input.addEventListener("paste", function (event) {
@@ -464,14 +483,27 @@
           return; // an id typed in full: the form's submit opens its page (site.js)
         } else if (popup && selected >= 0) {
           event.preventDefault();
-          location.href = popup.querySelectorAll("[role=option] a")[selected].href;
+          location.href = popup.querySelectorAll("[role=option]")[selected].getAttribute("data-href");
         } else if (onIndex) {
           event.preventDefault();
           run(true);
         }
       }
     });
-    input.addEventListener("blur", function () { setTimeout(closePopup, 150); });
+    // The popup stays open while focus is in the form (Tab from the box reaches "All N
+    // matches"); it closes when focus leaves it, or on Escape, which returns to the box.
+    input.form.addEventListener("focusout", function (event) {
+      if (event.relatedTarget && input.form.contains(event.relatedTarget)) return;
+      setTimeout(function () {
+        if (!input.form.contains(document.activeElement)) closePopup();
+      }, 150);
+    });
+    input.form.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && popup && event.target !== input) {
+        closePopup();
+        input.focus();
+      }
+    });
   }
 
   if (onIndex) {
