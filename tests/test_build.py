@@ -571,3 +571,17 @@ def test_load_error_with_the_blocks_worker(site_project: Project, broken: str) -
     assert site_files(site_project) == before
     assert not list(site_project.site.parent.glob(f".{site_project.site.name}.*"))
     assert no_build_processes_left(site_project)
+
+
+def test_entry_json_beside_each_page(built: Project) -> None:
+    whole = json.loads((built.site / "registry.json").read_text())["entries"]
+    pages = sorted(built.site.glob("gb/gb*.html"))
+    assert len(sorted(built.site.glob("gb/gb*.json"))) == len(pages) == len(whole)
+    entry = json.loads((built.site / "gb" / "gb0025.json").read_text())
+    state = entry.pop("state")
+    assert entry.pop("url") == "gb0025.html"
+    expected = dict(whole["GB0025"])
+    expected.pop("url")
+    assert entry == expected
+    assert state == {"release": "2.13.0", "state": state["state"], "last_release": "2.15.0"}
+    assert 'href="gb0025.json"' in html(built, "gb/gb0025.html")

@@ -210,8 +210,12 @@ class Renderer:
         return html.encode("utf-8")
 
     def entries(self, model: SiteModel, pages: Iterable[EntryPage]) -> dict[str, bytes]:
-        return {
-            p.path: self.page(
+        """Each entry's page, and its JSON beside it (gb/gbXXXX.json)."""
+        from gbsite import site
+
+        out = {}
+        for p in pages:
+            out[p.path] = self.page(
                 model,
                 p.path,
                 "entry.html.j2",
@@ -219,8 +223,8 @@ class Renderer:
                 has_info=model.has_info,
                 info_html=self.info_html(p),
             )
-            for p in pages
-        }
+            out[p.json_path] = site.entry_json(p, model).encode("utf-8")
+        return out
 
     def info_dependent(self, model: SiteModel) -> dict[str, bytes]:
         """The files that change when a contributor block does, besides its own page."""
