@@ -296,7 +296,9 @@ _literal_cache: dict[str, tuple[str, ...]] = {}
 def _could_match(text: str, target: str) -> bool:
     """Whether every literal part of a registry text occurs in `target` (without white space):
     true for every text whose template matches, and cheap, so that only a few texts are ever
-    compiled into regexes."""
+    compiled into regexes. An empty target matches nothing usable (see _usable)."""
+    if not target:
+        return False
     parts = _literal_cache.get(text)
     if parts is None:
         pieces = _PLACEHOLDER.split(text) if "{" in text else (text,)

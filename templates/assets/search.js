@@ -135,6 +135,7 @@
 
   var literalCache = {};
   function couldMatch(text, target) {
+    if (!target) return false;
     var parts = literalCache[text];
     if (!parts) {
       parts = literalCache[text] = text.split(PLACEHOLDER_ALL).map(function (p) {
