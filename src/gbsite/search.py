@@ -34,7 +34,6 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -88,8 +87,9 @@ WEIGHTS = {
 }
 
 
-# SearchText and SearchEntry are named tuples: `gbsite lookup` makes ~1,300 of them from the
-# index on every call, and a frozen dataclass takes several times as long to construct.
+# Named tuples, not dataclasses: `gbsite lookup` makes ~1,300 of them from the index on every
+# call (a frozen dataclass takes several times as long to construct), and this module is all it
+# imports to search.
 class SearchText(NamedTuple):
     """One wording of an entry, as the search needs it."""
 
@@ -111,8 +111,7 @@ class SearchEntry(NamedTuple):
     info: str  # contributor text, plain
 
 
-@dataclass(frozen=True, slots=True)
-class LogRecord:
+class LogRecord(NamedTuple):
     """One graph break as printed in a log."""
 
     before: str  # text ending with the graph-break type
@@ -122,8 +121,7 @@ class LogRecord:
     url_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(NamedTuple):
     entry: SearchEntry
     score: float
     why: str
