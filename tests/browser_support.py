@@ -63,20 +63,87 @@ def require_browser() -> str:
     return path
 
 
+# axe-core (accessibility rules), from npm: .ci/install-axe puts it here. Tests only; the site
+# never loads it.
+AXE_VERSION = "4.14.1"
+AXE_TAGS = ["wcag2a", "wcag2aa", "best-practice"]
+
+
+def axe_path() -> Path | None:
+    """GBSITE_AXE, else where .ci/install-axe caches the version the tests were written for."""
+    if os.environ.get("GBSITE_AXE"):
+        return Path(os.environ["GBSITE_AXE"])
+    cache = Path(os.environ.get("XDG_CACHE_HOME", "~/.cache")).expanduser()
+    path = cache / "gbsite" / f"axe-core-{AXE_VERSION}" / "axe.min.js"
+    return path if path.is_file() else None
+
+
+def require_axe() -> Path:
+    path = axe_path()
+    if path is None or not path.is_file():
+        message = "axe-core not found (bash .ci/install-axe, or set GBSITE_AXE)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{message}; under CI=true the accessibility tests must run")
+        pytest.skip(message)
+    return path
+
+
+def axe_violations(page: Any, path: Path) -> list[str]:
+    """axe-core's violations of AXE_TAGS on the page as it is now, one line per rule: its id,
+    impact and the first elements it failed on. Loaded from disk into the page."""
+    page.add_script_tag(path=str(path))
+    return list(
+        page.evaluate(
+            """async (tags) => {
+                const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
+                return result.violations.map(v => `${v.id} (${v.impact}, ${v.nodes.length}): ` +
+                    v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | "));
+            }""",
+            AXE_TAGS,
+        )
+    )
+
+
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site under `prefix` and answers a missing path with its 404.html, as GitHub
+    Pages does."""
+
+    prefix = "/"
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def translate_path(self, path: str) -> str:
+        inside = path.startswith(self.prefix)
+        return super().translate_path(
+            "/" + path[len(self.prefix) :] if inside else "/nothing-outside-the-prefix/"
+        )
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
 
 @contextmanager
-def serve_folder(folder: Path) -> Iterator[str]:
-    """A static HTTP server on a free localhost port; yields its base URL."""
-    handler = functools.partial(QuietHandler, directory=str(folder))
+def serve_folder(folder: Path, prefix: str = "/") -> Iterator[str]:
+    """A static HTTP server on a free localhost port, the site under `prefix`; yields the
+    site's URL."""
+    handler_class = type("Handler", (QuietHandler,), {"prefix": prefix})
+    handler = functools.partial(handler_class, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
     finally:
         server.shutdown()
         server.server_close()
@@ -88,9 +155,12 @@ class PageWatch:
 
     errors: list[str] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)
+    not_found_page: bool = False  # the page is the site's 404 page, answered with status 404
 
     def attach(self, page: Any, allowed_host: str | None) -> None:
         def on_console(message: Any) -> None:
+            if self.not_found_page and "status of 404" in message.text:
+                return
             if message.type == "error":
                 self.errors.append(f"console: {message.text}")
 
@@ -158,13 +228,20 @@ def open_page(browser: Any) -> Iterator[Any]:
     contexts: list[Any] = []
     watches: list[PageWatch] = []
 
-    def opener(url: str, *, width: int = 1280, height: int = 900, scheme: str = "light") -> Any:
+    def opener(
+        url: str,
+        *,
+        width: int = 1280,
+        height: int = 900,
+        scheme: str = "light",
+        not_found: bool = False,
+    ) -> Any:
         context = browser.new_context(
             viewport={"width": width, "height": height}, color_scheme=scheme
         )
         contexts.append(context)
         page = context.new_page()
-        watch = PageWatch()
+        watch = PageWatch(not_found_page=not_found)
         watch.attach(page, "127.0.0.1" if url.startswith("http") else None)
         watches.append(watch)
         page.goto(url)

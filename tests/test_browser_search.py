@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+import lookup_shapes
 from conftest import DATA, REPO, Project
 from gbsite import docs
 
@@ -270,7 +271,8 @@ def test_browser_and_python_rank_alike(open_page: Any, base_url: str, built_site
     builder.build(skip_unchanged=False)
     assert builder.model is not None
     entries = build.search_entries(builder.model)
-    queries = PARITY_QUERIES + [p.read_text() for p in LOGS]
+    queries = PARITY_QUERIES + [text for _, text, _ in lookup_shapes.CASES]
+    queries += [p.read_text() for p in LOGS]
     queries += [re.sub(r"https?://\S+", "", p.read_text()) for p in LOGS]
     page = open_page(base_url + "index.html")
     page.wait_for_function("!!window.gbsiteSearch")
@@ -285,3 +287,162 @@ def test_browser_and_python_rank_alike(open_page: Any, base_url: str, built_site
     for q, got in zip(queries, browser_ids, strict=True):
         expected = [m.entry.id for m in search.lookup(q, entries)[:10]]
         assert got == expected, f"query {q[:60]!r}"
+
+
+def search_requests(page: Any) -> list[str]:
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    return requested
+
+
+@pytest.mark.parametrize("start", ["index.html", "index.html?category=user-error&status=current"])
+def test_index_list_renders_without_the_search_index(
+    browser: Any, base_url: str, start: str
+) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    requested = search_requests(page)
+    page.goto(base_url + start)
+    page.wait_for_function("!!window.gbsiteSearch")
+    page.wait_for_load_state("networkidle")
+    assert not any(url.endswith("search-index.js") for url in requested)
+    expected = page.locator(
+        "tbody tr[data-category~='user-error'][data-status='current']"
+        if "category" in start
+        else "tbody tr"
+    ).count()
+    assert page.locator("tbody tr:not([hidden])").count() == expected
+    if "category" in start:
+        page.select_option("#filter-status", "")  # first use of a filter
+    else:
+        page.locator("#search-input").focus()  # first focus of the search box
+    page.wait_for_function("!!window.GBSITE_SEARCH")
+    assert sum(url.endswith("assets/search-index.js") for url in requested) == 1
+    context.close()
+
+
+@pytest.mark.parametrize("start", ["index.html", "gb/gb0300.html"])
+def test_nothing_typed_while_the_index_loads_is_lost(
+    open_page: Any, base_url: str, start: str
+) -> None:
+    page = open_page(base_url + start)
+
+    def slow(route: Any) -> None:
+        page.wait_for_timeout(1500)
+        route.continue_()
+
+    page.route("**/search-index.js", slow)
+    page.locator("#search-input").click()
+    page.keyboard.type("generator", delay=30)
+    assert page.evaluate("!window.GBSITE_SEARCH")  # typed while it loads
+    if start == "index.html":
+        assert panel_ids(page)[:2] == ["GB7650", "GB0253"]
+    else:
+        page.wait_for_selector(".search-popup [role=option]")
+        first = page.locator(".search-popup [role=option]").first
+        assert first.get_attribute("data-id") == "GB7650"
+    assert page.locator("#search-input").input_value() == "generator"
+
+
+def test_results_show_a_snippet_with_the_words_marked(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "index.html")
+    page.locator("#search-input").fill("deepcopy tensor")
+    assert panel_ids(page)[0] == "GB4198"  # copy.deepcopy of a tensor
+    first = page.locator("#search-results li.result").first
+    snippet = first.locator(".snippet")
+    assert snippet.inner_text().strip()
+    marks = first.locator("mark").all_inner_texts()
+    assert marks and {m.lower() for m in marks} <= {"deepcopy", "tensor"}
+    # As you type, the last word marks as the prefix it is.
+    page.locator("#search-input").fill("data dependent bran")
+    panel_ids(page)
+    page.wait_for_function(
+        "[...document.querySelectorAll('#search-results li.result mark')]"
+        ".some(m => m.textContent.toLowerCase() === 'bran')"
+    )
+    # A pasted log marks nothing: the "why" says what matched.
+    page.locator("#search-input").fill("https://x/gb/gb0025.html")
+    assert panel_ids(page) == ["GB0025"]
+    assert page.locator("#search-results mark").count() == 0
+    assert page.locator("#search-results .snippet").inner_text().strip()
+
+
+def test_filters_that_hide_every_match_say_so_and_clear(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "index.html?q=trace")
+    panel_ids(page)
+    status = page.locator("#filter-status-text")
+    total = int(status.inner_text().removesuffix(" matches"))
+    assert total > 100  # the list shows the first 100, and says so
+    assert page.locator("#search-results li.result").count() == 100
+    assert f"The first 100 of {total} matches" in page.locator("#search-results").inner_text()
+    assert page.locator("#clear-filters").is_hidden()
+    page.select_option("#filter-status", "removed")
+    page.wait_for_function("document.querySelectorAll('#search-results li.result').length === 1")
+    assert status.inner_text() == f"1 of {total} matches: the filters hide {total - 1}"
+    page.select_option("#filter-added", "2.15.0")  # GB0060 came in 2.8.0
+    page.wait_for_function("document.querySelector('#search-results p.search-note')")
+    note = page.locator("#search-results").inner_text()
+    assert "Nothing matches" not in note
+    assert f"{total} matches, but the filters hide them all" in note
+    assert status.inner_text() == f"0 of {total} matches: the filters hide {total}"
+    page.locator("#clear-filters").click()
+    page.wait_for_function("document.querySelectorAll('#search-results li.result').length === 100")
+    assert status.inner_text() == f"{total} matches"
+    assert query(page) == {"q": ["trace"]}
+    assert page.locator("#clear-filters").is_hidden()
+    assert page.evaluate("document.activeElement.id") == "filter-category"
+    page.locator("#search-input").fill("zzqx qqzz")
+    page.wait_for_function(
+        "document.querySelector('#search-results').innerText.includes('Nothing matches')"
+    )
+
+
+def test_a_long_pasted_log_stays_out_of_the_url(open_page: Any, base_url: str) -> None:
+    text = (DATA / "logs" / "multi.log").read_text()
+    expected = linked_ids(text)
+    page = open_page(base_url + "index.html?category=fundamental")
+    page.select_option("#filter-category", "")
+    paste(page, text)
+    assert panel_ids(page) == expected
+    assert len(page.url) < 200 and "q=" not in page.url
+    page.locator("#search-results li.result a").first.click()
+    page.wait_for_url("**/gb/gb0291.html")
+    page.go_back()  # the log comes back from the history entry's state
+    page.wait_for_function(
+        f"document.querySelectorAll('#search-results li.result').length === {len(expected)}"
+    )
+    assert panel_ids(page) == expected
+    # From another page: Enter with no option chosen opens the index with every match.
+    page = open_page(base_url + "gb/gb0001.html")
+    paste(page, text)
+    page.wait_for_selector(".search-popup [role=option]")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/index.html")
+    assert panel_ids(page) == expected
+    assert "q=" not in page.url
+
+
+def test_log_shapes_without_an_explanation(open_page: Any, base_url: str) -> None:
+    """tests/lookup_shapes.py: every case finds its id first in the browser's search, and one
+    of each shape pasted into the box lists it first."""
+    page = open_page(base_url + "index.html")
+    page.wait_for_function("!!window.gbsiteSearch")
+    first = page.evaluate(
+        """async (texts) => {
+            const data = await window.gbsiteSearch.loadIndex();
+            return texts.map(t => (window.gbsiteSearch.lookup(t, data)[0] || {entry: {}}).entry.id);
+        }""",
+        [text for _, text, _ in lookup_shapes.CASES],
+    )
+    assert first == [expected for _, _, expected in lookup_shapes.CASES]
+    pasted = set()
+    for shape, text, expected in lookup_shapes.CASES:
+        if shape in pasted:
+            continue
+        pasted.add(shape)
+        page = open_page(base_url + "gb/gb0001.html")
+        paste(page, text)
+        page.wait_for_selector(".search-popup [role=option]")
+        assert page.locator(".search-popup [role=option]").first.get_attribute("data-id") == (
+            expected
+        ), shape

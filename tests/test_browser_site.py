@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from browser_support import serve_folder
 from conftest import Project
 
 pytestmark = pytest.mark.browser
@@ -168,3 +169,153 @@ def test_landmarks(open_page: Any, base_url: str) -> None:
         assert page.get_by_role(role).count() >= 1, role
     assert page.locator("html").get_attribute("lang") == "en"
     assert page.locator("h1").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("prefix", "missing"),
+    [
+        ("/compile-graph-break-site/", "gb/gb9999.html"),
+        ("/compile-graph-break-site/", "some/deep/path.html"),
+        ("/", "gb/gb9999.html"),
+        ("/other/host/prefix/", "gb/gb9999.html"),
+        ("/other/host/prefix/", "nothing.html"),
+    ],
+)
+def test_404_page_under_any_prefix(
+    open_page: Any, built_site: Project, prefix: str, missing: str
+) -> None:
+    """GitHub Pages answers any missing path with 404.html: its layout, search and links work
+    wherever it is served, and a missing entry page says the id is newer than the registry."""
+    with serve_folder(built_site.site, prefix) as site_url:
+        page = open_page(site_url + missing, not_found=True)
+        assert page.locator("h1").inner_text() == "Page not found"
+        assert page.evaluate("document.querySelector('link[rel=icon]').href") == (
+            site_url + "assets/favicon.svg"
+        )
+        newer = page.locator("#newer-id")
+        if missing.startswith("gb/"):
+            assert newer.is_visible()
+            text = newer.inner_text()
+            assert "GB9999 is newer than this site's registry" in text
+            assert "last synced from PyTorch 2.15.0" in text
+            upstream = newer.locator("a", has_text="registry on PyTorch's main branch")
+            assert upstream.get_attribute("href") == (
+                "https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/graph_break_registry.json"
+            )
+            assert page.locator("#search-input").input_value() == "GB9999"
+        else:
+            assert not newer.is_visible()
+        page.locator("#search-input").fill("generator")
+        option = page.locator(".search-popup [role=option]").first
+        option.wait_for()
+        assert option.get_attribute("data-href").startswith("gb/gb")
+        option.click()
+        page.wait_for_url(site_url + "gb/gb*.html")
+        page.go_back()
+        page.locator("main a", has_text="All graph breaks").click()
+        page.wait_for_url(site_url + "index.html")
+        assert page.locator("table.entries tbody tr").count() == 593
+
+
+def test_404_sends_a_misspelt_entry_url_to_its_page(open_page: Any, built_site: Project) -> None:
+    with serve_folder(built_site.site, "/p/") as site_url:
+        page = open_page(site_url + "gb/GB25.html", not_found=True)
+        page.wait_for_url(site_url + "gb/gb0025.html")
+        assert "GB0025" in page.locator(".entry-id").inner_text()
+
+
+def test_copy_button_on_code_blocks(browser: Any, base_url: str) -> None:
+    context = browser.new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(base_url + "gb/gb0025.html")
+    blocks = page.locator(".entry pre")
+    assert blocks.count() >= 1
+    assert page.locator(".entry .copy-code").count() == blocks.count()
+    info = page.locator("#additional-information .code-box", has_text="graph_break()").first
+    button = info.locator("button.copy-code")
+    button.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "[...document.querySelectorAll('.copy-code')].some(b => b.textContent === 'Copied')"
+    )
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == info.locator("pre code").inner_text().rstrip("\n")
+    assert copied.strip() == "torch._dynamo.graph_break()"
+    context.close()
+
+
+def test_section_headings_link_to_their_sections(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "gb/gb0001.html")
+    sections = page.locator("article > section:has(> h2)")
+    ids = sections.evaluate_all("ss => ss.map(s => s.id)")
+    assert {"explanation", "hints", "additional-information", "context", "lifecycle"} <= set(ids)
+    for section_id in ids:
+        anchor = page.locator(f"section#{section_id} > h2 a.section-anchor")
+        assert anchor.get_attribute("href") == f"#{section_id}"
+    anchor = page.locator("section#hints > h2 a.section-anchor")
+    anchor.focus()
+    assert page.evaluate("getComputedStyle(document.activeElement).opacity") == "1"
+    page.keyboard.press("Enter")
+    page.wait_for_function("location.hash === '#hints'")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "releases/index.html",
+        "releases/2.14.0.html",
+        "releases/2.10.0.html",
+        "dashboard.html",
+        "gb/gb0025.html",
+        "gb/gb0170.html",
+    ],
+)
+def test_wide_content_scrolls_in_its_own_box_on_a_phone(
+    open_page: Any, base_url: str, path: str
+) -> None:
+    page = open_page(base_url + path, width=390, height=844)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{path} is {overflow}px wider than the phone"
+    for box in page.locator(".table-scroll").all():
+        assert box.get_attribute("tabindex") == "0"  # a keyboard can scroll it
+        assert box.locator("table").count() == 1
+    if path == "gb/gb0025.html":
+        box = page.locator("#additional-information .table-scroll")
+        assert box.count() == 1
+
+
+def test_entry_json_is_linked_from_its_page(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "gb/gb0001.html")
+    link = page.locator("a", has_text="This entry as JSON")
+    assert link.get_attribute("href") == "gb0001.json"
+    data = page.evaluate("async (url) => (await fetch(url)).json()", link.evaluate("a => a.href"))
+    assert data["id"] == "GB0001" and data["url"] == "gb0001.html"
+    assert len(data["history"]) >= 2  # its texts over the releases
+    assert data["history"][-1]["current_since"] == "2.8.0"
+    assert data["state"]["release"] == "2.13.0"
+    assert data["state"]["state"] in {"verified", "environment", "internal", "unraised", "none"}
+    page = open_page(base_url + "gb/gb0060.html")
+    data = page.evaluate("async () => (await fetch('gb0060.json')).json()")
+    assert data["status"] == "removed" and data["removed"] == "2.14.0"
+
+
+def test_every_dashboard_count_matches_the_list_it_links_to(open_page: Any, base_url: str) -> None:
+    page = open_page(base_url + "dashboard.html")
+    links = page.locator("#categories tbody tr").evaluate_all(
+        """rows => rows.map(r => [r.querySelector('a').getAttribute('href'),
+                                  Number(r.querySelector('td.num').textContent)])"""
+    )
+    links += page.locator(".totals a[href^='index.html']").evaluate_all(
+        "as => as.map(a => [a.getAttribute('href'), +a.querySelector('.number').textContent])"
+    )
+    assert len(links) >= 5
+    for href, count in links:
+        index = open_page(base_url + href)
+        index.wait_for_function("!!window.gbsiteSearch")
+        shown = index.locator("table.entries tbody tr:not([hidden])").count()
+        assert shown == count, href
+    for group in page.locator(".totals a[href^='#']").all():
+        target = group.get_attribute("href")
+        count = int(group.locator(".number").inner_text())
+        assert page.locator(f"{target} .entry-list li:not(.empty)").count() == count, target

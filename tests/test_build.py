@@ -177,8 +177,8 @@ def test_contributor_markdown_is_github_flavoured(built: Project) -> None:
     assert 'href="#why-it-breaks"' in info
     assert "<td>errors on the first break<br><br>one graph</td>" in info
     assert (
-        '<pre class="highlight"><code class="language-python"><span class="kn">import</span>'
-        in info
+        '<pre tabindex="0" class="highlight"><code class="language-python">'
+        '<span class="kn">import</span>' in info
     )
     assert 'type="checkbox"' in info and "checked" in info and "disabled" in info
     assert '<a href="https://pytorch.org/docs">https://pytorch.org/docs</a>' in info
@@ -213,7 +213,7 @@ def test_contributor_html_is_sanitized(built: Project) -> None:
 def test_no_request_to_another_host(built: Project) -> None:
     """Only <a href> may point elsewhere; everything that loads must be relative."""
     for path in sorted(built.site.rglob("*")):
-        if path.suffix not in (".html", ".css", ".js") or path.name == "404.html":
+        if path.suffix not in (".html", ".css", ".js"):
             continue
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".html":
@@ -296,9 +296,14 @@ def test_registry_json_for_tools(built: Project) -> None:
 
 
 def test_404_page_works_at_any_depth(built: Project) -> None:
+    """Links are relative to a <base> its script sets (tests/test_browser_site.py follows them
+    under several prefixes); the stylesheet is inline in case that fails."""
     page = html(built, "404.html")
-    assert 'href="https://meta-pytorch.github.io/compile-graph-break-site/index.html"' in page
+    assert "meta-pytorch.github.io" not in page
+    assert 'var prefix = "/compile-graph-break-site/";' in page
+    assert page.index('createElement("base")') < page.index('<link rel="icon"')
     assert "<style>" in page and '<link rel="stylesheet"' not in page
+    assert "Its registry was last synced from PyTorch 2.15.0." in page
 
 
 def test_build_writes_nothing_outside_the_site(built: Project) -> None:
@@ -566,3 +571,17 @@ def test_load_error_with_the_blocks_worker(site_project: Project, broken: str) -
     assert site_files(site_project) == before
     assert not list(site_project.site.parent.glob(f".{site_project.site.name}.*"))
     assert no_build_processes_left(site_project)
+
+
+def test_entry_json_beside_each_page(built: Project) -> None:
+    whole = json.loads((built.site / "registry.json").read_text())["entries"]
+    pages = sorted(built.site.glob("gb/gb*.html"))
+    assert len(sorted(built.site.glob("gb/gb*.json"))) == len(pages) == len(whole)
+    entry = json.loads((built.site / "gb" / "gb0025.json").read_text())
+    state = entry.pop("state")
+    assert entry.pop("url") == "gb0025.html"
+    expected = dict(whole["GB0025"])
+    expected.pop("url")
+    assert entry == expected
+    assert state == {"release": "2.13.0", "state": state["state"], "last_release": "2.15.0"}
+    assert 'href="gb0025.json"' in html(built, "gb/gb0025.html")

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import lookup_shapes
 from conftest import DATA, REPO, Project
 from gbsite import registry, search
 from gbsite.views import entry_views
@@ -137,7 +141,14 @@ def test_search_index_script(project: Project) -> None:
     assert len(data["entries"]) == 593
     assert data["releases"][-1] == "2.15.0"
     gb60 = next(row for row in data["entries"] if row[0] == "GB0060")
-    assert gb60[1] == 1  # removed
+    assert gb60[1] == "2.14.0"  # removed in
+    assert len(data["info"]) == 593  # contributed text, apart and last
+    assert list(data) == ["categories", "releases", "entries", "info"]
+    entries = search.parse_index_js(script)
+    assert [e.id for e in entries][:2] == ["GB0000", "GB0001"]
+    assert next(e for e in entries if e.id == "GB0060").removed == "2.14.0"
+    light = search.parse_index_js(script, info=False)
+    assert [e._replace(info="") for e in entries] == light
     # Canned hints are left out (the categories carry them), keeping the index small.
     assert "It may be possible to write Dynamo tracing rules" not in script
 
@@ -171,3 +182,77 @@ def test_lookup_words_and_nothing_found(project: Project) -> None:
     assert "no graph break matches" in result.err
     result = project.run("lookup", "nope.log")
     assert result.code == 2 and "nope.log: cannot read" in result.err
+
+
+# ---- logs without an Explanation line --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "text", "expected"),
+    lookup_shapes.CASES,
+    ids=[f"{shape}-{n}" for n, (shape, _, _) in enumerate(lookup_shapes.CASES)],
+)
+def test_log_shapes_without_an_explanation(
+    entries: list[search.SearchEntry], shape: str, text: str, expected: str
+) -> None:
+    assert ids(search.lookup(text, entries))[:1] == [expected]
+
+
+SHAPES = {
+    "header": "torch._dynamo.exc.Unsupported: {}\n",
+    "reason": lookup_shapes.REASON + "{}\n",
+    "prefixed": "".join(
+        f"V1121 19:32:05.571000 10003 torch/_dynamo/symbolic_convert.py:5124] [0/0] "
+        f"[__graph_breaks] {line}\n"
+        for line in ("Graph break in user code at /a.py:1", lookup_shapes.REASON.strip(), "", "{}")
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_every_graph_break_type_is_found_in_each_shape(
+    entries: list[search.SearchEntry], shape: str
+) -> None:
+    """A third of the current types (every third one), each alone in the shape: the first
+    result has that type (some types belong to several ids)."""
+    by_type: dict[str, set[str]] = {}
+    for e in entries:
+        if not e.removed:
+            by_type.setdefault(e.texts[0].gb_type, set()).add(e.id)
+    missed = []
+    for gb_type, gb_ids in sorted(by_type.items())[::3]:
+        if "{" in gb_type or not search._usable(gb_type):
+            continue
+        found = ids(search.lookup(SHAPES[shape].format(gb_type), entries))
+        if found[:1] != sorted(gb_ids)[:1] and not set(found[:1]) <= gb_ids:
+            missed.append((gb_type, sorted(gb_ids), found[:2]))
+    assert missed == []
+
+
+def test_lookup_reads_the_built_index_while_it_is_fresh(project: Project) -> None:
+    """The CLI ranks the built site's index (contributed text included) while it is newer
+    than every registry and docs file; after an edit it reads the registry."""
+    from gbsite import docs
+
+    doc = project.docs / "gb0029.md"
+    doc.write_text(docs.with_block(doc.read_text(), "\nUse a frobnicator instead.\n"))
+    assert project.run("lookup", "--words", "frobnicator").code == 1  # not built yet
+    assert project.run("build").code == 0
+    result = project.run("lookup", "--words", "frobnicator")
+    assert result.code == 0 and result.out.startswith("GB0029  ")
+    for shape, text, expected in lookup_shapes.CASES:
+        found = re.findall(r"^(GB\d{4})  ", run_stdin(project, text).out, re.M)
+        assert found[:1] == [expected], (shape, text[:80])
+    os.utime(project.registry / "gb" / "GB0001.yaml")  # newer than the index
+    assert project.run("lookup", "--words", "frobnicator").code == 1
+
+
+def run_stdin(project: Project, text: str) -> Any:
+    import io
+
+    saved = sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        return project.run("lookup")
+    finally:
+        sys.stdin = saved

@@ -211,8 +211,12 @@ class Renderer:
         return html.encode("utf-8")
 
     def entries(self, model: SiteModel, pages: Iterable[EntryPage]) -> dict[str, bytes]:
-        return {
-            p.path: self.page(
+        """Each entry's page, and its JSON beside it (gb/gbXXXX.json)."""
+        from gbsite import site
+
+        out = {}
+        for p in pages:
+            out[p.path] = self.page(
                 model,
                 p.path,
                 "entry.html.j2",
@@ -220,8 +224,8 @@ class Renderer:
                 has_info=model.has_info,
                 info_html=self.info_html(p),
             )
-            for p in pages
-        }
+            out[p.json_path] = site.entry_json(p, model).encode("utf-8")
+        return out
 
     def info_dependent(self, model: SiteModel) -> dict[str, bytes]:
         """The files that change when a contributor block does, besides its own page."""
@@ -262,13 +266,15 @@ class Renderer:
         """The stylesheet (self.css), and the 404 page that carries it inline."""
         from markupsafe import Markup
 
+        from gbsite import site
+
         return {
             f"{ASSETS}/style.css": self.css.encode("utf-8"),
             "404.html": self.page(
                 model,
                 "404.html",
                 "404.html.j2",
-                site_url=self.cfg.site_url,
+                not_found=site.not_found(self.cfg, model.registry),
                 inline_css=Markup(self.css),
             ),
         }

@@ -250,8 +250,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_lookup(args: argparse.Namespace) -> int:
     import json
 
-    from gbsite import registry, search
-    from gbsite.views import entry_views
+    from gbsite import search
 
     cfg = _config(args)
     if args.words:
@@ -263,9 +262,26 @@ def cmd_lookup(args: argparse.Namespace) -> int:
             query = Path(args.file).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise GbsiteError.at(Path(args.file), None, f"cannot read: {exc.strerror}") from None
-    reg = registry.load(cfg.registry_dir)
-    entries = search.entries_for(reg, entry_views(reg), {})
-    matches = search.lookup(query, entries)[: args.limit]
+    # The built site's index, as the browser has it; else (not built, or older than the
+    # registry or docs) the registry, without the contributed text the index also holds.
+    index = cfg.output_dir / "assets" / "search-index.js"
+    sources = [cfg.registry_dir, cfg.docs_dir]
+    # A log needs no contributed text (with_info reads it if the log turns out to match nothing).
+    log = search.looks_like_log(query)
+    entries = search.load_index(index, sources, info=not log)
+
+    def with_info() -> list[search.SearchEntry]:
+        return search.load_index(index, sources) or []
+
+    if entries is None:
+        from gbsite import registry
+        from gbsite.views import entry_views
+
+        reg = registry.load(cfg.registry_dir)
+        entries = search.entries_for(reg, entry_views(reg), {})
+        matches = search.lookup(query, entries)[: args.limit]
+    else:
+        matches = search.lookup(query, entries, with_info if log else None)[: args.limit]
     if args.json:
         print(
             json.dumps(

@@ -71,6 +71,20 @@ def sanitize(html: str) -> str:
     return _CLEANER.clean(html)
 
 
+_PRE_OPEN = re.compile(r"<pre\b")
+_TABLE_OPEN = re.compile(r"<table\b")
+
+
+def scroll_boxes(html: str) -> str:
+    """Sanitized HTML with its wide parts in boxes that scroll by themselves on a phone: each
+    table in a `div.table-scroll`; these boxes and code blocks are focusable, so that a
+    keyboard can scroll them too (WCAG 2.1.1). After sanitizing, which drops `tabindex`; code
+    is escaped by then, so only real tags match."""
+    html = _PRE_OPEN.sub('<pre tabindex="0"', html)
+    html = _TABLE_OPEN.sub('<div class="table-scroll" tabindex="0"><table', html)
+    return html.replace("</table>", "</table></div>")
+
+
 @dataclass(frozen=True, slots=True)
 class Fence:
     """A fenced code block: its code and its info string (`python gb-repro compile=model`)."""
@@ -131,7 +145,7 @@ class ContributorMarkdown:
         return f"{slug}-note" if slug in self.reserved else slug
 
     def render(self, source: str, gb_id: str = "") -> str:
-        return sanitize(self.md.render(source, {"gb_id": gb_id}))
+        return scroll_boxes(sanitize(self.md.render(source, {"gb_id": gb_id})))
 
     def _link_mentions(self, state: StateCore) -> None:
         for token in state.tokens:

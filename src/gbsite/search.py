@@ -11,21 +11,35 @@ same real logs of torch 2.13.0 (tests/data/logs).
    page URL, which settles it. Without a URL, registry texts are matched as templates whose
    `{placeholders}` match anything: the type as a suffix, explanation and context as prefixes
    (PyTorch appends details), hints anywhere. Earlier texts match too, for older releases.
+   A log without `Explanation:` lines is read by its other shapes: an exception's header line
+   (`torch._dynamo.exc.Unsupported: <type>`), a `Graph Break Reason:` line with the type on
+   the lines after it (glog prefixes removed first), and the `UserWarning` Dynamo prints for
+   some breaks (its explanation, then its hints).
 3. Words: every word must occur in the entry (the last one may be a prefix, as you type);
    matches in the type weigh most, then explanation, hints, context, contributor text.
+
+Some explanations are worked out at run time: the registry records only a variable's name
+(`explanation`). RUNTIME_TEXTS holds their wordings, from torch's source, as extra texts.
+
+`gbsite build` writes every entry's search text into `assets/search-index.js`; `gbsite lookup`
+reads that file when it is newer than the registry and docs (`load_index`), so that the command
+line and the browser rank the same data, and a lookup costs one JSON parse rather than loading
+the registry.
 """
 
 from __future__ import annotations
 
-import html
+import gc
 import json
+import os
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from gbsite.derive import Classifier, is_runtime_text
-from gbsite.model import Registry
-from gbsite.views import EntryView
+if TYPE_CHECKING:  # `gbsite lookup` imports this module: it imports only what a lookup needs
+    from gbsite.model import Registry
+    from gbsite.views import EntryView
 
 # glog-style prefix PyTorch's logging puts before every line of a log record.
 _LOG_PREFIX = re.compile(r"[VIWEDC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] (?:\[[^\]\n]*\] ?)*")
@@ -39,6 +53,29 @@ _MARKERS = re.compile(
 )
 _WORD = re.compile(r"[a-z0-9_]+")
 _SPACE = re.compile(r"\s+")
+# The first line of an uncaught Dynamo exception: its message is the graph-break type.
+_EXCEPTION_HEADER = re.compile(
+    r"^[ \t]*(?:[\w.]+\.)?(?:Unsupported|TorchRuntimeError|UserError|InternalTorchDynamoError)"
+    r"[ \t]*:[ \t]*(\S.*)$",
+    re.M,
+)
+# A Python warning Dynamo prints (warn_once) with the explanation and hints of a break.
+_USER_WARNING = re.compile(r"UserWarning: (.+)((?:\n(?![ \t]*torch\._dynamo\.utils)[^\n]*)*)")
+
+# Explanations the registry records only by a variable's name, as torch words them at run time
+# (torch/_dynamo/variables/functions.py, SkipFunctionVariable.call_function, torch 2.13-2.15).
+RUNTIME_TEXTS: dict[str, tuple[str, ...]] = {
+    "GB0007": (
+        "Dynamo does not know how to trace the builtin `{module_name}.{qualname}.` This function "
+        "is either a Python builtin (e.g. _warnings.warn) or a third-party C/C++ Python extension "
+        "(perhaps created with pybind).",
+        "Dynamo does not know how to trace the Python builtin `{module_name}.{qualname}`.",
+        "Dynamo cannot trace optree C/C++ function {module_name}.{qualname}.",
+        "Dynamo developers have intentionally marked that the function `{qualname}` in file "
+        "`{path}` should not be traced.",
+    ),
+}
+RUNTIME_PERIOD = "the wording torch prints at run time"
 
 WEIGHTS = {
     "type": 6.0,
@@ -50,22 +87,23 @@ WEIGHTS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class SearchText:
+# Named tuples, not dataclasses: `gbsite lookup` makes ~1,300 of them from the index on every
+# call (a frozen dataclass takes several times as long to construct), and this module is all it
+# imports to search.
+class SearchText(NamedTuple):
     """One wording of an entry, as the search needs it."""
 
     gb_type: str
     explanation: str
     context: str
     hints: tuple[str, ...]  # raw upstream hints without canned ones (categories cover those)
-    period: str  # when it was current; "" for the current text
+    period: str  # "" for the current text; "earlier wording: 2.8.0 to 2.13.0"; RUNTIME_PERIOD
 
 
-@dataclass(frozen=True, slots=True)
-class SearchEntry:
+class SearchEntry(NamedTuple):
     id: str
     slug: str
-    removed: str | None
+    removed: str | None  # the release it was removed in
     categories: tuple[str, ...]
     added: str
     has_info: bool
@@ -73,8 +111,7 @@ class SearchEntry:
     info: str  # contributor text, plain
 
 
-@dataclass(frozen=True, slots=True)
-class LogRecord:
+class LogRecord(NamedTuple):
     """One graph break as printed in a log."""
 
     before: str  # text ending with the graph-break type
@@ -84,8 +121,7 @@ class LogRecord:
     url_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(NamedTuple):
     entry: SearchEntry
     score: float
     why: str
@@ -94,10 +130,27 @@ class Match:
 def entries_for(
     registry: Registry, views: Sequence[EntryView], info_text: dict[str, str]
 ) -> list[SearchEntry]:
+    from gbsite.derive import Classifier
+
     classifier = Classifier(registry.categories)
     out = []
     for view in views:
         texts = [view.current, *view.earlier]
+        search_texts = [
+            SearchText(
+                t.text.gb_type,
+                t.text.explanation,
+                t.text.context,
+                tuple(h for h in t.text.hints if not classifier.is_canned(h)),
+                "" if i == 0 else f"earlier wording: {t.period}",
+            )
+            for i, t in enumerate(texts)
+        ]
+        current = search_texts[0]
+        search_texts += [
+            SearchText(current.gb_type, wording, current.context, current.hints, RUNTIME_PERIOD)
+            for wording in RUNTIME_TEXTS.get(view.id, ())
+        ]
         out.append(
             SearchEntry(
                 id=view.id,
@@ -106,16 +159,7 @@ def entries_for(
                 categories=tuple(c.key for c in view.categories),
                 added=view.entry.added,
                 has_info=bool(info_text.get(view.id)),
-                texts=tuple(
-                    SearchText(
-                        t.text.gb_type,
-                        t.text.explanation,
-                        t.text.context,
-                        tuple(h for h in t.text.hints if not classifier.is_canned(h)),
-                        "" if i == 0 else t.period,
-                    )
-                    for i, t in enumerate(texts)
-                ),
+                texts=tuple(search_texts),
                 info=info_text.get(view.id, ""),
             )
         )
@@ -132,6 +176,8 @@ def plain_markdown(source: str, limit: int = 4000) -> str:
     """Contributor Markdown as words to search: markup, link targets and HTML tags out; text,
     headings and code kept (people search for the API they used). Underscores stay: they are
     part of names like register_hook."""
+    import html
+
     text = _FENCE_LINE.sub(" ", source)
     text = _LINK.sub(r"\1", text)
     text = _MARKUP.sub(" ", _TAG.sub(" ", text))
@@ -151,14 +197,7 @@ def parse_log(text: str) -> list[LogRecord]:
     marks = list(_MARKERS.finditer(text))
     explanations = [i for i, m in enumerate(marks) if m.group() == "Explanation:"]
     if not explanations:
-        # Only "Graph Break Reason: <type>" lines: each one is a record with just a type.
-        return [
-            LogRecord(
-                _squash(text[m.end() : _line_end(text, m.end(), marks[i + 1 :])]), "", "", "", None
-            )
-            for i, m in enumerate(marks)
-            if m.group() == "Graph Break Reason:"
-        ]
+        return _records_without_explanations(text, marks)
     records = []
     for n, i in enumerate(explanations):
         start = marks[explanations[n - 1]].end() if n else 0
@@ -196,6 +235,39 @@ def parse_log(text: str) -> list[LogRecord]:
     return records
 
 
+def _records_without_explanations(text: str, marks: Sequence[re.Match[str]]) -> list[LogRecord]:
+    """The shapes of a log cut short: each `Graph Break Reason:` with the lines after it (the
+    type follows a blank line), each exception header line, each Dynamo UserWarning."""
+    found: list[tuple[int, LogRecord]] = []
+    for i, m in enumerate(marks):
+        if m.group() == "Graph Break Reason:":
+            end = _reason_end(text, m.end(), marks[i + 1 : i + 2])
+            found.append((m.start(), LogRecord(_squash(text[m.end() : end]), "", "", "", None)))
+    for m in _EXCEPTION_HEADER.finditer(text):
+        found.append((m.start(), LogRecord(_squash(m.group(1)), "", "", "", None)))
+    for m in _USER_WARNING.finditer(text):
+        record = LogRecord("", _squash(m.group(1)), _squash(m.group(2)), "", None)
+        found.append((m.start(), record))
+    return [record for _, record in sorted(found, key=lambda f: f[0])]
+
+
+def _reason_end(text: str, start: int, later: Sequence[re.Match[str]]) -> int:
+    """Where a Reason's text ends: its line; when that line ends with a colon ("Encountered
+    graph break when attempting to trace CALL: ...:"), the next line with words on it, which
+    is the type. Never past the next marker."""
+    stop = later[0].start() if later else len(text)
+    end = _line_end(text, start, later)
+    if not text[start:end].rstrip().endswith(":"):
+        return end
+    pos = end + 1
+    while pos < stop:
+        line_end = _line_end(text, pos, later)
+        if text[pos:line_end].strip():
+            return line_end
+        pos = line_end + 1
+    return min(end, stop)
+
+
 def _line_end(text: str, start: int, later: Sequence[re.Match[str]]) -> int:
     newline = text.find("\n", start)
     stops = [m.start() for m in later[:1]] + ([newline] if newline >= 0 else [])
@@ -216,31 +288,76 @@ def template(text: str, mode: str) -> re.Pattern[str]:
     return _template_cache[key]
 
 
+_literal_cache: dict[str, tuple[str, ...]] = {}
+
+
+def _could_match(text: str, target: str) -> bool:
+    """Whether every literal part of a registry text occurs in `target` (without white space):
+    true for every text whose template matches, and cheap, so that only a few texts are ever
+    compiled into regexes. An empty target matches nothing usable (see _usable)."""
+    if not target:
+        return False
+    parts = _literal_cache.get(text)
+    if parts is None:
+        pieces = _PLACEHOLDER.split(text) if "{" in text else (text,)
+        parts = tuple(p for p in ("".join(piece.split()) for piece in pieces) if p)
+        _literal_cache[text] = parts
+    return all(part in target for part in parts)
+
+
 def _usable(value: str) -> bool:
     """Texts we can match: not empty, not a bare run-time expression like `msg`."""
+    from gbsite.derive import is_runtime_text  # here: _could_match lets few texts this far
+
     value = value.strip()
     return bool(value) and not is_runtime_text(value) and bool(_PLACEHOLDER.sub("", value).strip())
 
 
-def score_record(record: LogRecord, entry: SearchEntry) -> tuple[float, str]:
+def _unspaced(record: LogRecord) -> tuple[str, str, str, str]:
+    """The record's fields without white space, for _could_match."""
+    return (
+        "".join(record.before.split()),
+        "".join(record.explanation.split()),
+        "".join(record.context.split()),
+        "".join(record.hints.split()),
+    )
+
+
+def score_record(
+    record: LogRecord, entry: SearchEntry, unspaced: tuple[str, str, str, str] | None = None
+) -> tuple[float, str]:
     best, why = 0.0, ""
+    before, explanation, context, hints = unspaced or _unspaced(record)
     for n, text in enumerate(entry.texts):
         score, reasons = 0.0, []
-        if _usable(text.gb_type) and template(text.gb_type, "suffix").search(record.before):
+        if (
+            _could_match(text.gb_type, before)
+            and _usable(text.gb_type)
+            and template(text.gb_type, "suffix").search(record.before)
+        ):
             score += 100
             reasons.append("graph-break type")
-        if _usable(text.explanation) and template(text.explanation, "prefix").search(
-            record.explanation
+        if (
+            _could_match(text.explanation, explanation)
+            and _usable(text.explanation)
+            and template(text.explanation, "prefix").search(record.explanation)
         ):
             score += 60
             reasons.append("explanation")
-        if _usable(text.context) and template(text.context, "prefix").search(record.context):
+        if (
+            _could_match(text.context, context)
+            and _usable(text.context)
+            and template(text.context, "prefix").search(record.context)
+        ):
             score += 20
             reasons.append("context")
         hits = sum(
             1
             for h in text.hints
-            if _usable(h) and len(_squash(h)) >= 12 and template(h, "any").search(record.hints)
+            if _could_match(h, hints)
+            and _usable(h)
+            and len(_squash(h)) >= 12
+            and template(h, "any").search(record.hints)
         )
         if hits:
             score += 5 * hits
@@ -249,8 +366,8 @@ def score_record(record: LogRecord, entry: SearchEntry) -> tuple[float, str]:
             score += 1  # the current text wins a tie with an earlier one
         if score > best:
             best = score
-            earlier = f" (earlier wording: {text.period})" if text.period else ""
-            why = "matches the " + ", ".join(reasons) + earlier
+            period = f" ({text.period})" if text.period else ""
+            why = "matches the " + ", ".join(reasons) + period
     if best and entry.removed:
         best -= 0.5
     return best, why
@@ -265,7 +382,8 @@ def lookup_log(text: str, entries: Sequence[SearchEntry]) -> list[Match]:
         if record.url_id and record.url_id in by_id:
             found = Match(by_id[record.url_id], 1000.0, "the link in your log")
         else:
-            scored = [(score_record(record, e), e) for e in entries]
+            unspaced = _unspaced(record)
+            scored = [(score_record(record, e, unspaced), e) for e in entries]
             (score, why), entry = max(scored, key=lambda s: s[0][0])
             if score >= 60:  # at least the type, or explanation plus more
                 found = Match(entry, score, why)
@@ -314,15 +432,34 @@ def _words_of(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
-def _word_score(word: str, last: bool, fields: Sequence[tuple[float, set[str], str]]) -> float:
+class _Field:
+    """One field of an entry, lower case; its set of words is made only when a query word
+    occurs in it at all (every way a word can match needs it to be a substring)."""
+
+    __slots__ = ("_vocab", "value", "weight")
+
+    def __init__(self, weight: float, value: str) -> None:
+        self.weight, self.value = weight, value
+        self._vocab: set[str] | None = None
+
+    @property
+    def vocab(self) -> set[str]:
+        if self._vocab is None:
+            self._vocab = set(_WORD.findall(self.value))
+        return self._vocab
+
+
+def _word_score(word: str, last: bool, fields: Sequence[_Field]) -> float:
     best = 0.0
-    for weight, vocab, value in fields:
-        if word in vocab:
-            best = max(best, weight)
-        elif last and any(t.startswith(word) for t in vocab):
-            best = max(best, weight * 0.6)
-        elif len(word) >= 3 and word in value:
-            best = max(best, weight * 0.3)
+    for field in fields:
+        if word not in field.value:
+            continue
+        if word in field.vocab:
+            best = max(best, field.weight)
+        elif last and any(t.startswith(word) for t in field.vocab):
+            best = max(best, field.weight * 0.6)
+        elif len(word) >= 3:
+            best = max(best, field.weight * 0.3)
     return best
 
 
@@ -334,8 +471,9 @@ def lookup_words(query: str, entries: Sequence[SearchEntry]) -> list[Match]:
     phrase = " ".join(_WORD.findall(query.lower()))  # "data dependent" finds "Data-dependent"
     scored: list[tuple[int, Match]] = []
     for entry in entries:
-        values = [(WEIGHTS[name], value.lower()) for name, value in _fields(entry) if value]
-        fields = [(w, set(_WORD.findall(v)), v) for w, v in values]
+        fields = [_Field(WEIGHTS[name], value.lower()) for name, value in _fields(entry) if value]
+        if not any(word in field.value for field in fields for word in words):
+            continue
         scores = [_word_score(word, i == len(words) - 1, fields) for i, word in enumerate(words)]
         matched = sum(1 for x in scores if x)
         if not matched:
@@ -360,17 +498,32 @@ def lookup_words(query: str, entries: Sequence[SearchEntry]) -> list[Match]:
     return complete
 
 
-def lookup(query: str, entries: Sequence[SearchEntry]) -> list[Match]:
+def lookup(
+    query: str,
+    entries: Sequence[SearchEntry],
+    with_info: Callable[[], Sequence[SearchEntry]] | None = None,
+) -> list[Match]:
     """Best first; for a log with several graph breaks, each one in log order."""
     by_id = {e.id: e for e in entries}
     if match := _ID_QUERY.match(query):
         gb_id = f"GB{match.group(1)}"
         return [Match(by_id[gb_id], 1000.0, "its id")] if gb_id in by_id else []
-    if "Explanation:" in query or "graph break" in query.lower() or _URL_ID.search(query):
+    if looks_like_log(query):
         found = lookup_log(query, entries)
         if found:
             return found
-    return lookup_words(query, entries)
+    # Contributed text counts for words only: `with_info` gives it when `entries` lack it.
+    return lookup_words(query, with_info() if with_info else entries)
+
+
+def looks_like_log(query: str) -> bool:
+    """A pasted log or part of one, rather than words to look for."""
+    return (
+        "Explanation:" in query
+        or "graph break" in query.lower()
+        or "UserWarning:" in query
+        or bool(_URL_ID.search(query) or _EXCEPTION_HEADER.search(query))
+    )
 
 
 # ---- the index the browser loads -------------------------------------------------------------
@@ -385,15 +538,90 @@ def index_js(
     rows = [
         [
             e.id,
-            1 if e.removed else 0,
+            e.removed or 0,
             sum(category_bit[c] for c in e.categories),
             release_index[e.added],
             1 if e.has_info else 0,
             [[t.gb_type, t.explanation, t.context, list(t.hints), t.period] for t in e.texts],
-            e.info,
         ]
         for e in entries
     ]
-    data = {"categories": list(categories), "releases": list(releases), "entries": rows}
+    # The contributed text last and apart: `gbsite lookup` of a log never parses it.
+    data = {
+        "categories": list(categories),
+        "releases": list(releases),
+        "entries": rows,
+        "info": [e.info for e in entries],
+    }
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return f"window.GBSITE_SEARCH={payload};\n"
+    return f"{_INDEX_START}{payload};\n"
+
+
+_INDEX_START = "window.GBSITE_SEARCH="
+
+
+_INFO_KEY = ',"info":'  # a JSON string cannot hold it: its quotes would be escaped
+
+
+def parse_index_js(text: str, *, info: bool = True) -> list[SearchEntry]:
+    """The entries of `assets/search-index.js`, as index_js wrote them; without `info`, their
+    contributed text is left unparsed (and empty)."""
+    # Thousands of small objects, none of them in a cycle: the cyclic collector would walk
+    # them over and over while they are made (three quarters of the time), so it waits.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse_index(text, info)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parse_index(text: str, info: bool) -> list[SearchEntry]:
+    start, cut = len(_INDEX_START), text.index(_INFO_KEY)
+    data = json.loads(text[start:cut] + "}")
+    infos = json.loads(text[cut + len(_INFO_KEY) : text.rindex("}")]) if info else None
+    categories, releases = data["categories"], data["releases"]
+    return [
+        SearchEntry(
+            id=row[0],
+            slug=row[0].lower(),
+            removed=row[1] or None,
+            categories=tuple(c for i, c in enumerate(categories) if row[2] & (1 << i)),
+            added=releases[row[3]],
+            has_info=bool(row[4]),
+            texts=tuple(SearchText(t[0], t[1], t[2], tuple(t[3]), t[4]) for t in row[5]),
+            info=infos[n] if infos else "",
+        )
+        for n, row in enumerate(data["entries"])
+    ]
+
+
+def load_index(
+    index: Path, sources: Iterable[Path], *, info: bool = True
+) -> list[SearchEntry] | None:
+    """The built site's search index, or None when it is missing or older than a file or folder
+    under `sources` (the registry and the docs). Older means: its status-change time (a build
+    writes the file or links it anew, which sets it) is before their newest modification."""
+    try:
+        built = index.stat().st_ctime_ns
+    except OSError:
+        return None
+    if any(_newest_mtime(source) > built for source in sources):
+        return None
+    return parse_index_js(index.read_text(encoding="utf-8"), info=info)
+
+
+def _newest_mtime(folder: Path) -> int:
+    newest = 0
+    try:
+        newest = folder.stat().st_mtime_ns
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    newest = max(newest, _newest_mtime(Path(entry.path)))
+                else:
+                    newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
+    except OSError:
+        pass
+    return newest

@@ -70,6 +70,10 @@ class EntryPage:
     def path(self) -> str:
         return f"gb/{self.view.slug}.html"
 
+    @property
+    def json_path(self) -> str:
+        return f"gb/{self.view.slug}.json"
+
 
 @dataclass(frozen=True, slots=True)
 class Change:
@@ -470,6 +474,39 @@ class Examples:
         return found[-1] if found else self.release
 
 
+UPSTREAM_REGISTRY = (
+    "https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/graph_break_registry.json"
+)
+_SYNC_LABEL = re.compile(r"^(?P<branch>[^@]+)@(?P<date>\d{4}-\d\d-\d\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class NotFound:
+    """What the 404 page says: how new the registry is, and where the site lives."""
+
+    registry_note: str
+    prefix: str  # path of the configured site URL: the root when the address says nothing
+    upstream_registry: str = UPSTREAM_REGISTRY
+
+
+def registry_note(newest: str) -> str:
+    """When the registry was last synced, from the newest label: `main@2026-11-21` (the daily
+    sync) has a date; a release label names the release."""
+    if match := _SYNC_LABEL.match(newest):
+        return (
+            f"Its registry was last synced on {match['date']}, "
+            f"from PyTorch's {match['branch']} branch."
+        )
+    return f"Its registry was last synced from PyTorch {newest}."
+
+
+def not_found(cfg: Config, registry: Registry) -> NotFound:
+    from urllib.parse import urlparse
+
+    prefix = urlparse(cfg.site_url).path or "/"
+    return NotFound(registry_note(registry.labels[-1]), prefix)
+
+
 def model(
     cfg: Config,
     registry: Registry,
@@ -516,29 +553,47 @@ def _text_json(text: Text) -> dict[str, Any]:
     }
 
 
+def _entry_record(view: EntryView, has_info: bool) -> dict[str, Any]:
+    e = view.entry
+    return {
+        "id": e.id,
+        "url": f"gb/{view.slug}.html",
+        "status": view.status,
+        "added": e.added,
+        "removed": e.removed,
+        "changed_in": view.changed_in,
+        "categories": [c.key for c in view.categories],
+        "has_additional_information": has_info,
+        "current": {**_text_json(e.current), "hints_joined": list(view.current.hints)},
+        "history": [{**_text_json(r.text), "current_since": r.current_since} for r in e.history],
+        "replaced": [
+            {**_text_json(r.text), "current_since": r.current_since, "last_seen": r.last_seen}
+            for r in e.replaced
+        ],
+    }
+
+
+def entry_json(page: EntryPage, site: SiteModel) -> str:
+    """One entry for tools (gb/gbXXXX.json, linked from its page): what registry.json says of
+    it, and its state for the release the examples run against."""
+    release = site.dashboard.coverage.release
+    data = {
+        **_entry_record(page.view, site.has_info.get(page.view.id, False)),
+        "url": f"{page.view.slug}.html",  # beside this file
+        "state": {
+            "release": release,
+            "state": page.coverage.status if page.in_release else None,
+            "last_release": page.last_release,
+        },
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
 def registry_json(registry: Registry, site: SiteModel) -> str:
     """The whole registry with lifecycle and categories, for tools (registry.json)."""
-    entries = {}
-    for view in site.views:
-        e = view.entry
-        entries[e.id] = {
-            "id": e.id,
-            "url": f"gb/{view.slug}.html",
-            "status": view.status,
-            "added": e.added,
-            "removed": e.removed,
-            "changed_in": view.changed_in,
-            "categories": [c.key for c in view.categories],
-            "has_additional_information": site.has_info.get(e.id, False),
-            "current": {**_text_json(e.current), "hints_joined": list(view.current.hints)},
-            "history": [
-                {**_text_json(r.text), "current_since": r.current_since} for r in e.history
-            ],
-            "replaced": [
-                {**_text_json(r.text), "current_since": r.current_since, "last_seen": r.last_seen}
-                for r in e.replaced
-            ],
-        }
+    entries = {
+        view.id: _entry_record(view, site.has_info.get(view.id, False)) for view in site.views
+    }
     data = {
         "sources": [
             {"label": s.label, "sha256": s.sha256, "entries": s.entries, "items": s.items}

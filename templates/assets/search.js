@@ -11,11 +11,16 @@
   var URL_ID_ALL = /gb\/gb(\d{4})\.html?/gi;
   var ID_QUERY = /^\s*(?:gb\s*-?\s*)?(\d{4})\s*$/i;
   var PLACEHOLDER = /\{[^{}]*\}/;
+  var PLACEHOLDER_ALL = /\{[^{}]*\}/g;
   var MARKERS = new RegExp(
     "Graph Break Reason:|Explanation:|Hint:|Developer debug context:|For more details about " +
     "this graph break|Graph break in user code at|Graph break \\(user stack suppressed[^)]*\\) in " +
     "user code at|User code traceback:|from user code:|Set TORCHDYNAMO_VERBOSE", "g");
   var WORD = /[a-z0-9_]+/g;
+  var EXCEPTION_HEADER = new RegExp(
+    "^[ \\t]*(?:[\\w.]+\\.)?(?:Unsupported|TorchRuntimeError|UserError|InternalTorchDynamoError)" +
+    "[ \\t]*:[ \\t]*(\\S.*)$", "gm");
+  var USER_WARNING = /UserWarning: (.+)((?:\n(?![ \t]*torch\._dynamo\.utils)[^\n]*)*)/g;
   var BARE_EXPRESSION = /^[A-Za-z_][\w.]*(\(.*\))?$/;
   var WEIGHTS = { type: 6, old_type: 4, explanation: 3, hints: 2, context: 1.5, info: 1.5 };
   var STOP_WORDS = {};
@@ -68,13 +73,7 @@
     while ((m = MARKERS.exec(text))) marks.push({ text: m[0], index: m.index, end: m.index + m[0].length });
     var explanations = [];
     marks.forEach(function (mark, i) { if (mark.text === "Explanation:") explanations.push(i); });
-    if (!explanations.length) {
-      return marks.map(function (mark, i) {
-        if (mark.text !== "Graph Break Reason:") return null;
-        return { before: squash(text.slice(mark.end, lineEnd(text, mark.end, marks[i + 1]))),
-                 explanation: "", hints: "", context: "", urlId: null };
-      }).filter(Boolean);
-    }
+    if (!explanations.length) return recordsWithoutExplanations(text, marks);
     var records = [];
     explanations.forEach(function (i, n) {
       var start = n ? marks[explanations[n - 1]].end : 0;
@@ -104,28 +103,75 @@
     return records;
   }
 
+  function record(before, explanation, hints) {
+    return { before: before, explanation: explanation, hints: hints, context: "", urlId: null };
+  }
+  function recordsWithoutExplanations(text, marks) {
+    var found = [], m;
+    marks.forEach(function (mark, i) {
+      if (mark.text !== "Graph Break Reason:") return;
+      var end = reasonEnd(text, mark.end, marks[i + 1]);
+      found.push([mark.index, record(squash(text.slice(mark.end, end)), "", "")]);
+    });
+    EXCEPTION_HEADER.lastIndex = 0;
+    while ((m = EXCEPTION_HEADER.exec(text))) found.push([m.index, record(squash(m[1]), "", "")]);
+    USER_WARNING.lastIndex = 0;
+    while ((m = USER_WARNING.exec(text))) found.push([m.index, record("", squash(m[1]), squash(m[2]))]);
+    found.sort(function (a, b) { return a[0] - b[0]; });
+    return found.map(function (f) { return f[1]; });
+  }
+  function reasonEnd(text, start, next) {
+    var stop = next ? next.index : text.length;
+    var end = lineEnd(text, start, next);
+    if (!/:$/.test(text.slice(start, end).replace(/\s+$/, ""))) return end;
+    var pos = end + 1;
+    while (pos < stop) {
+      var lineStop = lineEnd(text, pos, next);
+      if (text.slice(pos, lineStop).trim()) return lineStop;
+      pos = lineStop + 1;
+    }
+    return Math.min(end, stop);
+  }
+
+  var literalCache = {};
+  function couldMatch(text, target) {
+    if (!target) return false;
+    var parts = literalCache[text];
+    if (!parts) {
+      parts = literalCache[text] = text.split(PLACEHOLDER_ALL).map(function (p) {
+        return p.replace(/\s+/g, "");
+      }).filter(Boolean);
+    }
+    return parts.every(function (p) { return target.indexOf(p) >= 0; });
+  }
+
   function scoreRecord(record, entry) {
     var best = 0, why = "";
+    var before = record.before.replace(/\s+/g, ""), explanation = record.explanation.replace(/\s+/g, "");
+    var context = record.context.replace(/\s+/g, ""), hints = record.hints.replace(/\s+/g, "");
     entry.texts.forEach(function (text, n) {
       var score = 0, reasons = [];
-      if (usable(text.type) && template(text.type, "suffix").test(record.before)) {
+      if (couldMatch(text.type, before) && usable(text.type) &&
+          template(text.type, "suffix").test(record.before)) {
         score += 100; reasons.push("graph-break type");
       }
-      if (usable(text.explanation) && template(text.explanation, "prefix").test(record.explanation)) {
+      if (couldMatch(text.explanation, explanation) && usable(text.explanation) &&
+          template(text.explanation, "prefix").test(record.explanation)) {
         score += 60; reasons.push("explanation");
       }
-      if (usable(text.context) && template(text.context, "prefix").test(record.context)) {
+      if (couldMatch(text.context, context) && usable(text.context) &&
+          template(text.context, "prefix").test(record.context)) {
         score += 20; reasons.push("context");
       }
       var hits = text.hints.filter(function (h) {
-        return usable(h) && squash(h).length >= 12 && template(h, "any").test(record.hints);
+        return couldMatch(h, hints) && usable(h) && squash(h).length >= 12 &&
+          template(h, "any").test(record.hints);
       }).length;
       if (hits) { score += 5 * hits; reasons.push("hints"); }
       if (score && n === 0) score += 1;
       if (score > best) {
         best = score;
-        why = "matches the " + reasons.join(", ") +
-          (text.period ? " (earlier wording: " + text.period + ")" : "");
+        why = "matches the " + reasons.join(", ") + (text.period ? " (" + text.period + ")" : "");
       }
     });
     if (best && entry.removed) best -= 0.5;
@@ -232,8 +278,9 @@
       var entry = data.byId["GB" + m[1]];
       return entry ? [{ entry: entry, score: 1000, why: "its id" }] : [];
     }
+    EXCEPTION_HEADER.lastIndex = 0;
     if (query.indexOf("Explanation:") >= 0 || query.toLowerCase().indexOf("graph break") >= 0 ||
-        URL_ID.test(query)) {
+        query.indexOf("UserWarning:") >= 0 || URL_ID.test(query) || EXCEPTION_HEADER.test(query)) {
       var found = lookupLog(query, data.entries, data.byId);
       if (found.length) return found;
     }
@@ -255,10 +302,10 @@
   }
   function prepare(raw) {
     var byId = {};
-    var entries = raw.entries.map(function (row) {
+    var entries = raw.entries.map(function (row, n) {
       var entry = {
         id: row[0], slug: row[0].toLowerCase(), removed: !!row[1], categories: row[2],
-        added: raw.releases[row[3]], hasInfo: !!row[4], info: row[6],
+        added: raw.releases[row[3]], hasInfo: !!row[4], info: raw.info[n],
         texts: row[5].map(function (t) {
           return { type: t[0], explanation: t[1], context: t[2], hints: t[3], period: t[4] };
         })
@@ -281,15 +328,81 @@
     return node;
   }
   function plainType(type) { return type.replace(/(`+)(.+?)\1/g, "$2"); }
-  function resultItem(match, index, prefix) {
+  function hrefOf(entry) { return root + "gb/" + entry.slug + ".html"; }
+  function resultParts(match, ws) {
     var entry = match.entry;
-    var link = el("a", { href: root + "gb/" + entry.slug + ".html", tabindex: "-1" }, [
-      el("span", { "class": "gb-id" }, [entry.id]),
-      plainType(entry.texts[0].type) + (entry.removed ? " (removed)" : ""),
+    var type = el("span", { "class": "type" }, marked(plainType(entry.texts[0].type), ws));
+    if (entry.removed) type.appendChild(document.createTextNode(" (removed)"));
+    return [
+      el("span", { "class": "gb-id" }, [entry.id]), type,
+      el("span", { "class": "snippet" }, marked(snippetText(entry, ws), ws)),
       el("span", { "class": "why" }, [match.why])
-    ]);
-    return el("li", { "class": "result", role: "option", id: prefix + index,
-                      "aria-selected": "false", "data-id": entry.id }, [link]);
+    ];
+  }
+
+  // ---- snippets: a few words of the entry that show why it matched, the words marked -------
+
+  var SNIPPET_LENGTH = 150;
+  function wordPattern(ws) {
+    if (!ws.length) return null;
+    var alternatives = ws.map(escapeRegex).sort(function (a, b) { return b.length - a.length; });
+    return new RegExp("(?<![a-z0-9_])(?:" + alternatives.join("|") + ")", "gi");
+  }
+  function snippetText(entry, ws) {
+    var current = entry.texts[0];
+    var candidates = [current.explanation].concat(current.hints, [current.context, entry.info]);
+    entry.texts.slice(1).forEach(function (t) { candidates.push(t.type, t.explanation); });
+    candidates = candidates.filter(function (c) { return c && c.trim(); })
+      .map(function (c) { return plainType(squash(c)); });
+    var pattern = wordPattern(ws);
+    for (var i = 0; pattern && i < candidates.length; i++) {
+      pattern.lastIndex = 0;
+      var m = pattern.exec(candidates[i]);
+      if (m) return cut(candidates[i], m.index);
+    }
+    return cut(candidates[0] || "", 0);
+  }
+  function cut(text, at) {
+    var start = Math.max(0, at - 40);
+    if (start > 0) {
+      var space = text.indexOf(" ", start);
+      if (space >= 0 && space < at) start = space + 1;
+    }
+    var end = Math.min(text.length, start + SNIPPET_LENGTH);
+    if (end < text.length) {
+      var last = text.lastIndexOf(" ", end);
+      if (last > at) end = last;
+    }
+    return (start > 0 ? "\u2026" : "") + text.slice(start, end) + (end < text.length ? "\u2026" : "");
+  }
+  function marked(text, ws) {
+    var pattern = wordPattern(ws);
+    if (!pattern) return [text];
+    var nodes = [], pos = 0, m;
+    while ((m = pattern.exec(text))) {
+      if (m.index > pos) nodes.push(text.slice(pos, m.index));
+      nodes.push(el("mark", {}, [m[0]]));
+      pos = m.index + m[0].length;
+    }
+    if (pos < text.length) nodes.push(text.slice(pos));
+    return nodes;
+  }
+  // The words to mark: those of a word search (not of an id or a pasted log).
+  function markWords(query, results) {
+    return results.length && /your words/.test(results[0].why) ? queryWords(query) : [];
+  }
+
+  // An option of the popup's listbox: no link inside (a listbox option may hold nothing
+  // interactive); choosing it, by click or Enter, opens its page.
+  function optionItem(match, index, ws) {
+    return el("li", { "class": "result", role: "option", id: "search-option-" + index,
+                      "aria-selected": "false", "data-id": match.entry.id,
+                      "data-href": hrefOf(match.entry) }, resultParts(match, ws));
+  }
+  // A result on the index page: a plain list of links, reached with Tab.
+  function panelItem(match, ws) {
+    return el("li", { "class": "result", "data-id": match.entry.id }, [
+      el("a", { href: hrefOf(match.entry) }, resultParts(match, ws))]);
   }
 
   // ---- filters on the index page ------------------------------------------------------------
@@ -299,6 +412,11 @@
   var panel = document.getElementById("search-results");
   var input = document.getElementById("search-input");
   var FILTER_NAMES = ["category", "status", "added", "info"];
+  // A longer query (a pasted log) stays out of the URL: it lives in the history entry's state,
+  // and passes from another page to the index in sessionStorage.
+  var MAX_URL_QUERY = 200;
+  var HANDOFF = "gbsite.query";
+  var clearButton = document.getElementById("clear-filters");
 
   function readState() {
     var params = new URLSearchParams(location.search);
@@ -308,13 +426,13 @@
   }
   function stateUrl(state) {
     var params = new URLSearchParams();
-    if (state.q) params.set("q", state.q);
+    if (state.q && state.q.length <= MAX_URL_QUERY) params.set("q", state.q);
     FILTER_NAMES.forEach(function (n) { if (state[n]) params.set(n, state[n]); });
     var query = params.toString();
     return location.pathname + (query ? "?" + query : "") + location.hash;
   }
   function currentState() {
-    var state = { q: rawQuery !== null ? squash(rawQuery) : input.value };
+    var state = { q: rawQuery !== null ? squash(rawQuery) : input.value, raw: rawQuery };
     state.category = filters.elements.category.value;
     state.status = filters.elements.status.value;
     state.added = filters.elements.added.value;
@@ -323,7 +441,7 @@
   }
   function showState(state) {
     input.value = state.q;
-    rawQuery = null;
+    rawQuery = state.raw || null;
     filters.elements.category.value = state.category;
     filters.elements.status.value = state.status;
     filters.elements.added.value = state.added;
@@ -336,6 +454,9 @@
       (!state.added || row.getAttribute("data-added") === state.added) &&
       (!state.info || row.getAttribute("data-info") === "1");
   }
+  function filtered(state) {
+    return FILTER_NAMES.some(function (n) { return state[n]; });
+  }
   function applyIndex(state, query) {
     var rows = table.tBodies[0].rows;
     var shown = 0;
@@ -345,6 +466,7 @@
       visible[rows[i].id] = ok;
       if (!query) { rows[i].hidden = !ok; if (ok) shown++; }
     }
+    if (clearButton) clearButton.hidden = !filtered(state);
     var status = document.getElementById("filter-status-text");
     if (!query) {
       panel.hidden = true;
@@ -354,24 +476,39 @@
     }
     return loadIndex().then(function (data) {
       var started = performance.now();
-      var results = lookup(query, data).filter(function (m) { return visible[m.entry.id]; });
-      renderPanel(results, query);
+      var all = lookup(query, data);
+      var results = all.filter(function (m) { return visible[m.entry.id]; });
+      renderPanel(results, all.length, query);
       table.hidden = true;
-      status.textContent = results.length + (results.length === 1 ? " match" : " matches");
+      status.textContent = matchCount(results.length, all.length);
       window.gbsiteLastSearchMs = performance.now() - started;
     });
   }
-  function renderPanel(results, query) {
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "es"); }
+  function matchCount(shown, total) {
+    if (shown === total) return plural(total, "match");
+    return shown + " of " + plural(total, "match") + ": the filters hide " + (total - shown);
+  }
+  function renderPanel(results, total, query) {
     panel.textContent = "";
-    if (!results.length) {
+    if (!total) {
       panel.appendChild(el("p", { "class": "search-note" }, [
         "Nothing matches. Try fewer words, an id such as GB0025, or paste the whole message " +
         "PyTorch printed (from \u201cGraph break in user code\u201d to the link)."]));
+    } else if (!results.length) {
+      panel.appendChild(el("p", { "class": "search-note" }, [
+        plural(total, "match") + ", but the filters hide " + (total === 1 ? "it" : "them all") +
+        ". Clear the filters to see " + (total === 1 ? "it" : "them") + "."]));
     } else {
-      var list = el("ol", { "aria-label": "Search results" });
-      results.slice(0, 100).forEach(function (m, i) { list.appendChild(resultItem(m, i, "panel-")); });
-      list.querySelectorAll("a").forEach(function (a) { a.removeAttribute("tabindex"); });
+      var ws = markWords(query, results);
+      var list = el("ol", { "class": "result-list", "aria-label": "Search results" });
+      results.slice(0, 100).forEach(function (m) { list.appendChild(panelItem(m, ws)); });
       panel.appendChild(list);
+      if (results.length > 100) {
+        panel.appendChild(el("p", { "class": "search-note" }, [
+          "The first 100 of " + plural(results.length, "match") + " are shown; more words " +
+          "narrow them down."]));
+      }
     }
     panel.hidden = false;
   }
@@ -388,6 +525,7 @@
   function closePopup() {
     if (popup) { popup.remove(); popup = null; }
     selected = -1;
+    if (onIndex) return;
     input.setAttribute("aria-expanded", "false");
     input.removeAttribute("aria-activedescendant");
   }
@@ -407,18 +545,31 @@
     if (!results.length) {
       popup.appendChild(el("p", { "class": "search-note" }, ["No graph break matches."]));
     } else {
-      var list = el("ol", { role: "listbox", id: "search-listbox", "aria-label": "Search results" });
-      results.slice(0, 8).forEach(function (m, i) { list.appendChild(resultItem(m, i, "search-option-")); });
+      var ws = markWords(query, results);
+      var list = el("ul", { role: "listbox", id: "search-listbox", "aria-label": "Search results" });
+      results.slice(0, 8).forEach(function (m, i) { list.appendChild(optionItem(m, i, ws)); });
       list.addEventListener("mousedown", function (e) { e.preventDefault(); });
+      list.addEventListener("click", function (e) {
+        var option = e.target.closest("[role=option]");
+        if (option) location.href = option.getAttribute("data-href");
+      });
       popup.appendChild(list);
       if (results.length > 8) {
-        popup.appendChild(el("p", { "class": "search-note" }, [
-          el("a", { href: root + "index.html?q=" + encodeURIComponent(squash(query)) },
-             ["All " + results.length + " matches"])]));
+        var all = el("a", { href: root + "index.html" + (squash(query).length <= MAX_URL_QUERY ?
+          "?q=" + encodeURIComponent(squash(query)) : "") }, ["All " + results.length + " matches"]);
+        all.addEventListener("click", function () { handOff(query); });
+        popup.appendChild(el("p", { "class": "search-note" }, [all]));
       }
     }
     input.form.appendChild(popup);
     input.setAttribute("aria-expanded", "true");
+  }
+
+  // A query too long for the URL goes to the index in sessionStorage.
+  function handOff(query) {
+    if (squash(query).length <= MAX_URL_QUERY) return false;
+    try { sessionStorage.setItem(HANDOFF, query); } catch (e) { return false; }
+    return true;
   }
 
   var pending = 0;
@@ -441,11 +592,17 @@
   }
 
   if (input) {
-    input.setAttribute("role", "combobox");
-    input.setAttribute("aria-autocomplete", "list");
-    input.setAttribute("aria-expanded", "false");
-    if (!onIndex) input.setAttribute("aria-controls", "search-listbox");
-    loadIndex();
+    if (onIndex) {
+      input.setAttribute("aria-controls", "search-results"); // results replace the list below
+    } else {
+      input.setAttribute("role", "combobox");
+      input.setAttribute("aria-autocomplete", "list");
+      input.setAttribute("aria-expanded", "false");
+      input.setAttribute("aria-controls", "search-listbox");
+    }
+    // The index loads when search is first used: focus of the box, or a filter (below).
+    input.addEventListener("focus", function () { loadIndex(); });
+    if (document.activeElement === input) loadIndex(); // focused before this script arrived
     input.addEventListener("input", function () { rawQuery = null; run(false); });
     input.addEventListener("paste", function (event) {
       var text = (event.clipboardData || window.clipboardData).getData("text");
@@ -464,29 +621,57 @@
           return; // an id typed in full: the form's submit opens its page (site.js)
         } else if (popup && selected >= 0) {
           event.preventDefault();
-          location.href = popup.querySelectorAll("[role=option] a")[selected].href;
+          location.href = popup.querySelectorAll("[role=option]")[selected].getAttribute("data-href");
         } else if (onIndex) {
           event.preventDefault();
           run(true);
+        } else if (handOff(queryText())) {
+          event.preventDefault();
+          location.href = root + "index.html";
         }
       }
     });
-    input.addEventListener("blur", function () { setTimeout(closePopup, 150); });
+    // The popup stays open while focus is in the form (Tab from the box reaches "All N
+    // matches"); it closes when focus leaves it, or on Escape, which returns to the box.
+    input.form.addEventListener("focusout", function (event) {
+      if (event.relatedTarget && input.form.contains(event.relatedTarget)) return;
+      setTimeout(function () {
+        if (!input.form.contains(document.activeElement)) closePopup();
+      }, 150);
+    });
+    input.form.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && popup && event.target !== input) {
+        closePopup();
+        input.focus();
+      }
+    });
   }
 
   if (onIndex) {
-    filters.addEventListener("change", function () { run(true); });
+    filters.addEventListener("change", function () { loadIndex(); run(true); });
     filters.addEventListener("submit", function (e) { e.preventDefault(); });
-    window.addEventListener("popstate", function () {
-      var state = readState();
+    if (clearButton) {
+      clearButton.addEventListener("click", function () {
+        filters.elements.category.value = filters.elements.status.value = "";
+        filters.elements.added.value = "";
+        filters.elements.info.checked = false;
+        filters.elements.category.focus(); // the button hides itself
+        run(true);
+      });
+    }
+    window.addEventListener("popstate", function (event) {
+      var state = event.state || readState();
       showState(state);
-      applyIndex(state, state.q);
+      applyIndex(state, state.raw || state.q);
     });
     var initial = readState();
+    var handed = null;
+    try { handed = sessionStorage.getItem(HANDOFF); sessionStorage.removeItem(HANDOFF); } catch (e) {}
+    if (handed && !initial.q) { initial.q = squash(handed); initial.raw = handed; }
+    var kept = history.state; // back to this entry: a long query is in its state, not the URL
+    if (kept && kept.raw && !initial.q) { initial.q = kept.q; initial.raw = kept.raw; }
     showState(initial);
-    if (initial.q || FILTER_NAMES.some(function (n) { return initial[n]; })) {
-      applyIndex(initial, initial.q);
-    }
+    if (initial.q || filtered(initial)) applyIndex(initial, initial.raw || initial.q);
   }
 
   // Whatever happened before this script arrived: a pasted log, typing, a query in the URL.

@@ -71,6 +71,50 @@
     }
   });
 
+  // A "Copy" button on each code block of an entry page.
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    return new Promise(function (resolve, reject) { // file:// and other insecure contexts
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      var ok = document.execCommand("copy");
+      area.remove();
+      if (ok) resolve(); else reject(new Error("copy refused"));
+    });
+  }
+  document.querySelectorAll(".entry pre").forEach(function (pre) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy-code";
+    button.textContent = "Copy";
+    button.setAttribute("aria-label", "Copy the code");
+    var said = document.createElement("span");
+    said.className = "visually-hidden";
+    said.setAttribute("role", "status");
+    button.addEventListener("click", function () {
+      var code = pre.querySelector("code") || pre;
+      copyText(code.textContent.replace(/\n$/, "")).then(function () {
+        button.textContent = "Copied";
+        said.textContent = "Code copied";
+      }, function () {
+        button.textContent = "Select and copy";
+        said.textContent = "Copying failed: select the code and copy it";
+      });
+      setTimeout(function () { button.textContent = "Copy"; said.textContent = ""; }, 2000);
+    });
+    var box = document.createElement("div");
+    box.className = "code-box";
+    pre.parentNode.insertBefore(box, pre);
+    box.appendChild(button);
+    box.appendChild(said);
+    box.appendChild(pre);
+  });
+
   // A link to a collapsed <details> (the dashboard's lists) opens it.
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
