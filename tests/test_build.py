@@ -583,5 +583,8 @@ def test_entry_json_beside_each_page(built: Project) -> None:
     expected = dict(whole["GB0025"])
     expected.pop("url")
     assert entry == expected
-    assert state == {"release": "2.13.0", "state": state["state"], "last_release": "2.15.0"}
+    examples = state.pop("examples")
+    # The state for the newest release of the examples, and what each example did per release.
+    assert state == {"release": "2.15.0", "state": state["state"], "last_release": "2.15.0"}
+    assert all(set(e) == {"kind", "needs", "outcomes"} for e in examples)
     assert 'href="gb0025.json"' in html(built, "gb/gb0025.html")

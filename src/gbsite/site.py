@@ -584,6 +584,11 @@ def entry_json(page: EntryPage, site: SiteModel) -> str:
             "release": release,
             "state": page.coverage.status if page.in_release else None,
             "last_release": page.last_release,
+            # What each example did with each torch release of the examples.
+            "examples": [
+                {"kind": b.kind, "needs": b.needs or None, "outcomes": dict(b.outcomes)}
+                for b in page.coverage.blocks
+            ],
         },
     }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
