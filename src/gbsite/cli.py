@@ -27,16 +27,19 @@ def _config(args: argparse.Namespace) -> config_mod.Config:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from gbsite import importer, registry
+    from gbsite import importer, registry, transaction
 
     cfg = _config(args)
-    reg = registry.load(cfg.registry_dir, must_exist=False)
     snapshot = importer.read_source(args.source)
-    new, result = importer.import_snapshot(reg, snapshot, args.label)
-    if result.skipped_reason:
-        print(f"{args.source}: {result.skipped_reason}")
-        return EXIT_OK
-    written = registry.save(new, cfg.registry_dir)
+    # All or nothing: the new registry/ is staged beside the old one and swapped in whole.
+    with transaction.writing(cfg.registry_dir, "import"):
+        reg = registry.load(cfg.registry_dir, must_exist=False)
+        new, result = importer.import_snapshot(reg, snapshot, args.label)
+        if result.skipped_reason:
+            print(f"{args.source}: {result.skipped_reason}")
+            return EXIT_OK
+        with transaction.replacing(cfg.registry_dir) as stage:
+            written = registry.save(new, stage)
     print(
         f"imported {result.label}: {len(snapshot.texts)} ids "
         f"({len(result.added)} new, {len(result.changed)} changed, {len(result.removed)} removed); "
@@ -68,17 +71,18 @@ def cmd_export_json(args: argparse.Namespace) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from gbsite import registry, sync
+    from gbsite import registry, sync, transaction
 
     cfg = _config(args)
-    reg = registry.load(cfg.registry_dir)
-    result = sync.plan(cfg, reg)
-    for warning in (*result.orphans, *result.mentions):
-        print(f"warning: {warning}", file=sys.stderr)
-    if result.problems:
-        raise GbsiteError(result.problems)
-    sync.remove_stale_temp_files(cfg.docs_dir)
-    written = sync.apply(result)
+    with transaction.writing(cfg.docs_dir, "sync"):
+        reg = registry.load(cfg.registry_dir)
+        result = sync.plan(cfg, reg)
+        for warning in (*result.orphans, *result.mentions):
+            print(f"warning: {warning}", file=sys.stderr)
+        if result.problems:
+            raise GbsiteError(result.problems)
+        sync.remove_stale_temp_files(cfg.docs_dir)
+        written = sync.apply(cfg.docs_dir, result)
     print(
         f"sync: {len(written)} written ({len(result.created)} new, {len(result.adopted)} converted "
         f"from the previous site's format), {result.unchanged} unchanged"

@@ -8,6 +8,7 @@ no request can reach a file outside it. Each build is also written to the output
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import mimetypes
@@ -22,6 +23,7 @@ from urllib.parse import unquote, urlsplit
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from gbsite import build, config
 from gbsite.config import Config
@@ -158,9 +160,17 @@ def make_handler(
 
 
 class _Watcher(FileSystemEventHandler):
-    def __init__(self, relevant: Callable[[Path], bool], changed: Callable[[Path], None]) -> None:
+    def __init__(
+        self,
+        relevant: Callable[[Path], bool],
+        changed: Callable[[Path], None],
+        replaced: Callable[[Path], None] = lambda path: None,
+        folders: tuple[Path, ...] = (),
+    ) -> None:
         self.relevant = relevant
         self.changed = changed
+        self.replaced = replaced  # a watched folder swapped whole (import, sync)
+        self.folders = folders
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         # Only changes count: the build itself opens and reads every file it watches.
@@ -169,6 +179,8 @@ class _Watcher(FileSystemEventHandler):
         ):
             return
         for raw in (event.src_path, getattr(event, "dest_path", "")):
+            if raw and Path(str(raw)) in self.folders:
+                self.replaced(Path(str(raw)))
             if raw and self.relevant(Path(str(raw))):
                 self.changed(Path(str(raw)))
 
@@ -190,8 +202,12 @@ class DevServer:
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._pending: set[Path] = set()
+        self._replaced: set[Path] = set()
         self._last_change = 0.0
         self.builder = build.Builder(cfg, out_dir)
+        self._observer: BaseObserver = Observer()
+        self._watcher = _Watcher(self._relevant, self._changed)
+        self._watches: dict[Path, ObservedWatch] = {}
         handler = make_handler(self.state, self.stopping)
         try:
             self.httpd = http.server.ThreadingHTTPServer((host, port), handler)
@@ -242,6 +258,11 @@ class DevServer:
             for folder in (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir)
         )
 
+    def _folder_replaced(self, path: Path) -> None:
+        with self._lock:
+            self._replaced.add(path)
+        self._changed(path)
+
     def _changed(self, path: Path) -> None:
         with self._lock:
             self._pending.add(path)
@@ -258,22 +279,38 @@ class DevServer:
             with self._lock:
                 self._wake.clear()
                 changed, self._pending = self._pending, set()
+                replaced, self._replaced = self._replaced, set()
+            for folder in replaced:
+                self._watch(folder)
             if not self.stopping.is_set():
                 self.rebuild(changed)
+
+    def _watch(self, folder: Path) -> None:
+        """Watch `folder` and below, again if it was replaced: the old watch saw the old one."""
+        old = self._watches.pop(folder, None)
+        if old is not None:
+            with contextlib.suppress(KeyError, OSError):
+                self._observer.unschedule(old)
+        if folder.is_dir():
+            self._watches[folder] = self._observer.schedule(
+                self._watcher, str(folder), recursive=True
+            )
 
     def serve(self) -> None:
         self.rebuild()
         if self.state.snapshot.number == 0:
             raise GbsiteError("the first build failed; fix the problems above and start again")
-        observer = Observer()
-        watcher = _Watcher(self._relevant, self._changed)
-        for folder in (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir):
-            if folder.is_dir():
-                observer.schedule(watcher, str(folder), recursive=True)
-        observer.schedule(watcher, str(self.cfg.root), recursive=False)  # gbsite.toml
-        record_folder = self.cfg.verified_file.parent  # docs/, for verified-examples.yaml
-        if record_folder.is_dir() and record_folder not in (self.cfg.root, self.cfg.docs_dir):
-            observer.schedule(watcher, str(record_folder), recursive=False)
+        observer = self._observer = Observer()
+        folders = (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir)
+        self._watcher = _Watcher(self._relevant, self._changed, self._folder_replaced, folders)
+        for folder in folders:
+            self._watch(folder)
+        # gbsite.toml; docs/ for verified-examples.yaml; and the parents of the watched folders,
+        # where `gbsite import` and `sync` swap a new registry/ or docs/gb/ in (transaction.py).
+        parents = {self.cfg.root, self.cfg.verified_file.parent, *(f.parent for f in folders)}
+        for parent in sorted(parents):
+            if parent.is_dir() and parent not in folders:
+                observer.schedule(self._watcher, str(parent), recursive=False)
         observer.start()
         builder = threading.Thread(target=self._builder, name="gbsite-builder", daemon=True)
         builder.start()
