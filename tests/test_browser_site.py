@@ -168,3 +168,33 @@ def test_landmarks(open_page: Any, base_url: str) -> None:
         assert page.get_by_role(role).count() >= 1, role
     assert page.locator("html").get_attribute("lang") == "en"
     assert page.locator("h1").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("gb/GB25", "/gb/gb0025.html"),  # a typo of an id: sent to its page
+        ("/evil.example/gb/gb25", None),  # //evil.example/...: another host, not followed
+        ("/\\evil.example/gb/gb25", None),
+    ],
+    ids=["typo", "double slash", "slash backslash"],
+)
+def test_404_redirects_within_the_site_only(
+    open_page: Any, base_url: str, built_site: Project, path: str, expected: str | None
+) -> None:
+    not_found = (built_site.site / "404.html").read_bytes()
+
+    def missing(route: Any) -> None:  # GitHub Pages serves 404.html for any missing path
+        if "127.0.0.1" in route.request.url and "/gb/gb0025.html" not in route.request.url:
+            route.fulfill(status=404, body=not_found, content_type="text/html")
+        else:
+            route.continue_()
+
+    page = open_page(base_url + "index.html")
+    page.route("**/*", missing)
+    page.goto(base_url + path)
+    page.wait_for_timeout(300)
+    if expected is None:
+        assert page.url.startswith(base_url) and "Page not found" in page.content()
+    else:
+        assert page.url == base_url.rstrip("/") + expected

@@ -36,6 +36,7 @@ from gbsite import blocks, fingerprint, output
 from gbsite.blocks import RenderedBlocks
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
+from gbsite.fsutil import input_files
 from gbsite.lock import locked
 from gbsite.worker import Tickets, Worker, can_fork, cancelled_on_error, chunks
 
@@ -248,8 +249,9 @@ class Renderer:
         for release in model.releases:
             out[release.path] = self.page(model, release.path, "release.html.j2", release=release)
         assets = self.cfg.templates_dir / ASSETS
-        for path in sorted(assets.rglob("*")) if assets.is_dir() else []:
-            if path.is_file() and path.name != "style.css":
+        # Regular files inside the project only, hidden ones left out, as the fingerprint does.
+        for path in input_files(assets, self.cfg.root):
+            if path.name != "style.css":
                 data = path.read_bytes()
                 if path.suffix == ".css":  # page-specific rules (index.css, dashboard.css)
                     data = minify_css(data.decode("utf-8")).encode("utf-8")

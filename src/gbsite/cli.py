@@ -18,6 +18,7 @@ from gbsite.errors import GbsiteError
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_ERROR = 2
+EXIT_BUG = 3  # an error gbsite did not expect: a bug, reported in one line (see --traceback)
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -27,10 +28,15 @@ def _config(args: argparse.Namespace) -> config_mod.Config:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from gbsite import importer, registry, transaction
+    from gbsite import fetch, importer, registry, transaction
 
     cfg = _config(args)
-    snapshot = importer.read_source(args.source)
+    limits = fetch.Limits(
+        download=int(args.max_download * fetch.MB),
+        seconds=args.download_timeout,
+        expanded=int(args.max_json * fetch.MB),
+    )
+    snapshot = importer.read_source(args.source, limits)
     # All or nothing: the new registry/ is staged beside the old one and swapped in whole.
     with transaction.writing(cfg.registry_dir, "import"):
         reg = registry.load(cfg.registry_dir, must_exist=False)
@@ -227,15 +233,26 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     from gbsite.views import entry_views
 
     cfg = _config(args)
+    limit = int(args.max_bytes * 1024 * 1024)
     if args.words:
-        query = " ".join(args.words)
+        data = " ".join(args.words).encode("utf-8", "replace")
     elif args.file in (None, "-"):
-        query = sys.stdin.read()
+        stdin = getattr(sys.stdin, "buffer", None)  # None when replaced by a text stream
+        data = stdin.read(limit + 1) if stdin else sys.stdin.read(limit + 1).encode()
     else:
         try:
-            query = Path(args.file).read_text(encoding="utf-8", errors="replace")
+            with Path(args.file).open("rb") as f:  # a FIFO or /dev/zero too: read at most this
+                data = f.read(limit + 1)
         except OSError as exc:
             raise GbsiteError.at(Path(args.file), None, f"cannot read: {exc.strerror}") from None
+    if len(data) > limit:
+        data = data[:limit]
+        print(
+            f"gbsite: lookup: only the first {args.max_bytes:g} MB of the input were read "
+            "(--max-bytes)",
+            file=sys.stderr,
+        )
+    query = data.decode("utf-8", errors="replace")
     reg = registry.load(cfg.registry_dir)
     entries = search.entries_for(reg, entry_views(reg), {})
     matches = search.lookup(query, entries)[: args.limit]
@@ -272,7 +289,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     cfg = _config(args)
     server = DevServer(
-        cfg, args.host, args.port, args.out, log=lambda message: print(message, flush=True)
+        cfg,
+        args.host,
+        args.port,
+        args.out,
+        log=lambda message: print(message, flush=True),
+        traceback=args.traceback,
     )
 
     def stop(signum: int, frame: object) -> None:
@@ -295,6 +317,17 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535)")
     return port
+
+
+def _positive(text: str) -> float:
+    """A number greater than 0, or argparse's one-line usage error."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number greater than 0")
+    return value
 
 
 class _VersionAction(argparse.Action):
@@ -327,6 +360,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="project folder (default: the nearest folder upwards with gbsite.toml)",
     )
+    parser.add_argument(
+        "--traceback",
+        action="store_true",
+        help="on an unexpected error, print Python's traceback (for a bug report)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser(
@@ -343,6 +381,27 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the version in a wheel's or torch-X.Y.Z.json file's name)",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="list the ids that changed")
+    p.add_argument(
+        "--max-download",
+        type=_positive,
+        default=4096,
+        metavar="MB",
+        help="refuse a download or file larger than this (4096 MB)",
+    )
+    p.add_argument(
+        "--download-timeout",
+        type=_positive,
+        default=900,
+        metavar="S",
+        help="give up on a download not finished after this many seconds (900)",
+    )
+    p.add_argument(
+        "--max-json",
+        type=_positive,
+        default=64,
+        metavar="MB",
+        help="refuse a registry JSON larger than this once decompressed (64 MB)",
+    )
     p.set_defaults(handler=cmd_import)
 
     p = sub.add_parser(
@@ -467,6 +526,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", metavar="FILE", help="log file (default: stdin)")
     p.add_argument("--words", nargs="+", metavar="WORD", help="search for these words instead")
     p.add_argument("--limit", type=int, default=10, help="at most this many matches (10)")
+    p.add_argument(
+        "--max-bytes",
+        type=_positive,
+        default=1,
+        metavar="MB",
+        help="read at most this much of the input; the rest is cut, with a notice (1 MB)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON for tools")
     p.set_defaults(handler=cmd_lookup)
 
@@ -510,9 +576,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `gbsite export-json | head`
         return EXIT_OK
     except OSError as exc:  # the machine's refusal (disk full, no permission): not a bug
+        if args.traceback:
+            raise
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"gbsite: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
+    except Exception as exc:  # a bug: one line, and how to see more
+        if args.traceback:
+            raise
+        what = " ".join(str(exc).split())[:300]
+        print(
+            f"gbsite: internal error ({type(exc).__name__}{': ' + what if what else ''}); "
+            "this is a bug in gbsite: run the command again with --traceback "
+            f"(gbsite --traceback {args.command} ...) and report what it prints",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
 
 
 def run() -> NoReturn:

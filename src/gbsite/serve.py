@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import ipaddress
 import json
 import mimetypes
 import posixpath
 import threading
 import time
+import traceback as traceback_mod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,8 +97,32 @@ def resolve(url_path: str) -> str | None:
     return clean
 
 
+_LOOPBACK_NAMES = {"localhost", "localhost.", "ip6-localhost"}
+
+
+def host_allowed(header: str | None, listen_host: str) -> bool:
+    """Whether a request's Host header names this server as the user reaches it: a loopback
+    name or address, or the --host it listens on. A page of another site that points its own
+    name at 127.0.0.1 (DNS rebinding) sends its own name, and is refused. When listening on all
+    interfaces, any IP address is accepted too: a rebinding attack needs a name."""
+    if not header:
+        return False
+    host = header.strip().lower()
+    if host.startswith("["):  # [::1]:8000
+        host = host[1:].split("]", 1)[0]
+    elif host.count(":") == 1:
+        host = host.rsplit(":", 1)[0]
+    if host in _LOOPBACK_NAMES or host == listen_host.lower().strip("[]"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or listen_host in ("0.0.0.0", "::", "")
+
+
 def make_handler(
-    state: SiteState, stopping: threading.Event
+    state: SiteState, stopping: threading.Event, listen_host: str = "127.0.0.1"
 ) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
         server_version = "gbsite"
@@ -104,10 +130,24 @@ def make_handler(
         def log_message(self, format: str, *args: Any) -> None:
             pass  # a request log would bury the rebuild messages
 
+        def _host_ok(self) -> bool:
+            if host_allowed(self.headers.get("Host"), listen_host):
+                return True
+            body = b"gbsite serve answers only requests for localhost (Host header refused)\n"
+            self.send_response(403)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return False
+
         def do_HEAD(self) -> None:
-            self._serve(body=False)
+            if self._host_ok():
+                self._serve(body=False)
 
         def do_GET(self) -> None:
+            if not self._host_ok():
+                return
             if urlsplit(self.path).path == EVENTS_PATH:
                 self._events()
             else:
@@ -193,8 +233,10 @@ class DevServer:
         port: int,
         out_dir: Path | None = None,
         log: Callable[[str], None] = print,
+        traceback: bool = False,
     ) -> None:
         self.cfg = cfg
+        self.traceback = traceback  # print it with an internal error
         self.out_dir = out_dir
         self.log = log
         self.state = SiteState()
@@ -208,7 +250,7 @@ class DevServer:
         self._observer: BaseObserver = Observer()
         self._watcher = _Watcher(self._relevant, self._changed)
         self._watches: dict[Path, ObservedWatch] = {}
-        handler = make_handler(self.state, self.stopping)
+        handler = make_handler(self.state, self.stopping, host)
         try:
             self.httpd = http.server.ThreadingHTTPServer((host, port), handler)
         except OSError as exc:
@@ -240,6 +282,24 @@ class DevServer:
                 f"good site:\n{message}"
             )
             self.state.publish(ServedSite(current.number, current.outputs, message))
+            return
+        except OSError as exc:  # disk full, no permission: the machine's, not the input's
+            where = f"{exc.filename}: " if exc.filename else ""
+            message = f"gbsite: {where}{exc.strerror or exc}"
+            self.log(f"build failed; still serving the last good site:\n{message}")
+            self.state.publish(ServedSite(current.number, current.outputs, message))
+            return
+        except Exception as exc:  # a bug: reported, and the next save builds again
+            what = " ".join(str(exc).split())[:300]
+            message = (
+                f"gbsite: internal error ({type(exc).__name__}{': ' + what if what else ''}); "
+                "this is a bug in gbsite: run `gbsite --traceback serve` to see where"
+            )
+            if self.traceback:
+                message += "\n" + "".join(traceback_mod.format_exception(exc))
+            self.log(f"build failed; still serving the last good site:\n{message}")
+            self.state.publish(ServedSite(current.number, current.outputs, message))
+            self.builder = build.Builder(self.cfg, self.out_dir)  # start afresh next time
             return
         ms = (time.perf_counter() - started) * 1000
         for warning in report.warnings:
@@ -280,10 +340,15 @@ class DevServer:
                 self._wake.clear()
                 changed, self._pending = self._pending, set()
                 replaced, self._replaced = self._replaced, set()
-            for folder in replaced:
-                self._watch(folder)
-            if not self.stopping.is_set():
-                self.rebuild(changed)
+            try:
+                for folder in replaced:
+                    self._watch(folder)
+                if not self.stopping.is_set():
+                    self.rebuild(changed)
+            except Exception as exc:  # whatever happens, the next save is watched and built
+                self.log(
+                    f"gbsite: internal error in the rebuild loop ({type(exc).__name__}: {exc})"
+                )
 
     def _watch(self, folder: Path) -> None:
         """Watch `folder` and below, again if it was replaced: the old watch saw the old one."""
