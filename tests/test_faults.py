@@ -416,11 +416,11 @@ IMPORT_CASES: dict[str, tuple[str, Callable[[], bytes], list[str], str]] = {
         [],
         "invalid JSON: Exceeds the limit",
     ),
-    "corrupt gzip": (
+    "corrupt gzip": (  # a gzip header, then a deflate block of an invalid type: zlib.error
         "r.json.gz",
-        lambda: b"\x1f\x8b\x08\x00" + b"\x00" * 6 + b"junk" * 50,
+        lambda: b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + b"\xff" * 200,
         [],
-        "corrupt gzip",
+        "corrupt gzip file: Error -3",
     ),
     "truncated gzip": (
         "r.json.gz",
