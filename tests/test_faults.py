@@ -234,7 +234,7 @@ def test_kill_during_build(proj: Project) -> None:
             "<!-- ADDITIONAL INFORMATION END", "New.\n<!-- ADDITIONAL INFORMATION END"
         )
     )
-    outcomes = kill_at_many_points(proj, ["build"], rounds=5, watch=".site.", snapshot=site)
+    outcomes = kill_at_many_points(proj, ["build"], rounds=4, watch=".site.", snapshot=site)
     assert outcomes["mid-write"] >= 2, outcomes
 
 
@@ -489,9 +489,9 @@ class Server:
                     self.end_headers()
                     for _ in range(12):
                         self.wfile.write(b" " * 256 * 1024)
-                elif kind == "slow":  # a byte now and then
+                elif kind == "slow":  # a byte now and then, for 12 s
                     self.end_headers()
-                    for _ in range(30):
+                    for _ in range(60):
                         self.wfile.write(b" ")
                         self.wfile.flush()
                         time.sleep(0.2)
@@ -513,15 +513,17 @@ class Server:
     [
         ("truncated", [], "the connection closed after"),
         ("huge", ["--max-download", "1"], "larger than 1 MB"),
-        ("slow", ["--download-timeout", "1"], "download failed"),
+        ("slow", ["--download-timeout", "1"], "not finished after 1 s"),
     ],
 )
 def test_bad_download(base: Project, kind: str, options: list[str], message: str) -> None:
     server = Server(kind)
     try:
         before = state(base)
+        started = time.monotonic()
         result = gbsite(base, "import", server.url, "--label", "9.0.0", *options, limit=30)
         one_line_error(result, message)
+        assert time.monotonic() - started < 10  # the slow server takes 12 s to send its file
         assert state(base) == before
     finally:
         server.close()
@@ -618,15 +620,22 @@ SPECIAL_PLACES = {
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero", "outside"])
 @pytest.mark.parametrize("place", SPECIAL_PLACES, ids=list(SPECIAL_PLACES))
 def test_files_that_are_not_plain_files(
-    proj: Project, tmp_path: Path, place: str, kind: str
+    base: Project, tmp_path: Path, place: str, kind: str
 ) -> None:
-    plant(proj, SPECIAL_PLACES[place], kind, tmp_path)
-    for command in ("build", "check"):
-        result = gbsite(proj, command, limit=30)
-        assert result.returncode == 2, (command, result.stdout, result.stderr)
-        assert SPECIAL_PLACES[place].rsplit("/", 1)[-1] in result.stderr
-        assert ("outside the project" if kind == "outside" else "") in result.stderr
-    assert not proj.site.exists() or SECRET not in str(tree(proj.site))
+    path = base.root / SPECIAL_PLACES[place]
+    original = path.read_bytes() if path.exists() else None
+    plant(base, SPECIAL_PLACES[place], kind, tmp_path)
+    try:
+        for command in ("build", "check"):
+            result = gbsite(base, command, limit=30)
+            assert result.returncode == 2, (command, result.stdout, result.stderr)
+            assert SPECIAL_PLACES[place].rsplit("/", 1)[-1] in result.stderr
+            assert ("outside the project" if kind == "outside" else "") in result.stderr
+        assert not base.site.exists() or SECRET not in str(tree(base.site))
+    finally:
+        path.unlink()
+        if original is not None:
+            path.write_bytes(original)
 
 
 # ---- serve: who may ask, and a rebuild loop that never dies ----------------------------------

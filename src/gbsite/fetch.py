@@ -46,7 +46,9 @@ def download(url: str, limits: Limits) -> bytes:
             if expected is not None and expected > limits.download:
                 raise _too_big(url, expected, limits)
             buffer = io.BytesIO()
-            while chunk := response.read(_CHUNK):
+            # read1: what has arrived, at most a chunk; read() would wait for a whole chunk,
+            # and a server sending a byte a second would never meet the deadline.
+            while chunk := response.read1(_CHUNK):
                 received += len(chunk)
                 if received > limits.download:
                     raise _too_big(url, received, limits)
