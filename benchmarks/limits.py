@@ -1,5 +1,8 @@
 """Inputs that used to take minutes (issue 18), timed before and after, side by side.
 
+A docs file may now have at most 1 MB: the 10 MB cases are refused, and the 1 MB one shows the
+mentions counted in linear time.
+
     python benchmarks/limits.py                   # this tree, and the commit before the fixes
     python benchmarks/limits.py --before REV      # compare with another commit
     python benchmarks/limits.py --timeout 300     # let the old code run longer (default 120 s)
@@ -53,14 +56,29 @@ def many_bad_ids(proj: Path) -> list[str]:
     return ["import", str(source), "--label", "9.0.0"]
 
 
-def big_block(proj: Path) -> list[str]:
+def block(proj: Path, size: int, line: str) -> None:
     path = proj / "docs" / "gb" / "gb0001.md"
-    text = path.read_text()
     end = "<!-- ADDITIONAL INFORMATION END -->"
-    line = "See GB0002 and GB0003 for the same break in another form, and what fixes it.\n"
-    block = line * (10 * 1024 * 1024 // len(line))  # 10 MB, a mention every 40 bytes
-    path.write_text(text.replace(end, block + end))
+    path.write_text(path.read_text().replace(end, line * (size // len(line)) + end))
+
+
+MENTIONS = "See GB0002 and GB0003 for the same break in another form, and what fixes it.\n"
+CODE = "```python\n" + "def f(x):\n    return torch.sin(x) + 3  # GB0002\n" * 40 + "```\n\n"
+
+
+def mentions_10mb(proj: Path) -> list[str]:
+    block(proj, 10 * 1024 * 1024, MENTIONS)  # now refused: more than a docs file may have
     return ["check"]
+
+
+def mentions_1mb(proj: Path) -> list[str]:
+    block(proj, 1000 * 1024, MENTIONS)  # the most a docs file may have
+    return ["check"]
+
+
+def code_10mb(proj: Path) -> list[str]:
+    block(proj, 10 * 1024 * 1024, CODE)
+    return ["build"]
 
 
 def training_log(proj: Path) -> list[str]:
@@ -85,7 +103,9 @@ def binary(proj: Path) -> list[str]:
 CASES: list[tuple[str, Callable[[Path], list[str]]]] = [
     ("check: a registry file with 4,000 unknown keys", many_keys),
     ("import: a registry JSON with 4,000 bad ids", many_bad_ids),
-    ("check: a 10 MB docs block, a mention every 40 bytes", big_block),
+    ("check: a 10 MB docs block, a mention every 40 bytes", mentions_10mb),
+    ("check: a 1 MB docs block, a mention every 40 bytes", mentions_1mb),
+    ("build: a 10 MB docs block of code", code_10mb),
     ("lookup: a 400 KB training log, no graph break", training_log),
     ("lookup: 400 KB of random bytes", binary),
 ]

@@ -771,3 +771,18 @@ def test_an_internal_error_is_one_line_and_traceback_shows_it(
     assert "--traceback" in result.err
     with pytest.raises(RuntimeError, match="boom"):
         run_cli("--traceback", "--root", str(base.root), "export-json")
+
+
+def test_a_huge_docs_block_is_refused_not_rendered(base: Project) -> None:
+    # A 10 MB block took 190 s to check; one of code took 37 s and 2.3 GB to build.
+    path = base.docs / "gb0001.md"
+    original = path.read_bytes()
+    code = "```python\n" + "def f(x):\n    return x + 1  # GB0002\n" * 40 + "```\n\n"
+    path.write_text(page_text := original.decode().replace(END_MARKER, code * 2000 + END_MARKER))
+    assert len(page_text) > 2 * 1024 * 1024
+    try:
+        one_line_error(gbsite(base, "build", limit=30), "gb0001.md:", "more than the 1 MB")
+        checked = gbsite(base, "check", limit=30)  # check reports it among the problems
+        assert checked.returncode == 1 and "MB, more than the 1 MB a docs file" in checked.stdout
+    finally:
+        path.write_bytes(original)

@@ -245,11 +245,23 @@ def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
     return found, unexpected
 
 
+# A page's hand-written part is a few KB (the longest is 6 KB); rendering costs about 200 times
+# a block's size in memory, so a 100 MB block would exhaust the machine that builds it.
+MAX_BYTES = 1024 * 1024
+
+
 def read(path: Path, *, outside: bool = True, read: ReadBytes = Path.read_bytes) -> Doc:
     try:
         data = read(path)
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
+    if len(data) > MAX_BYTES:
+        raise GbsiteError.at(
+            path,
+            None,
+            f"{len(data) / 1024 / 1024:.1f} MB, more than the {MAX_BYTES // 1024 // 1024} MB a "
+            "docs file may have; a page's notes take a few KB: trim them",
+        )
     return parse(path, decode_utf8(path, data), outside=outside)
 
 
