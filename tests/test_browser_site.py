@@ -201,3 +201,15 @@ def test_404_redirects_within_the_site_only(
         assert page.url.startswith(base_url) and "Page not found" in page.content()
     else:
         assert page.url == base_url.rstrip("/") + expected
+
+
+def test_a_link_to_a_heading_without_the_prefix_still_arrives(
+    open_page: Any, base_url: str
+) -> None:
+    # Links written before contributor ids had their user-content- prefix keep working.
+    page = open_page(base_url + "gb/gb0025.html#a-worked-example")
+    page.wait_for_function("window.scrollY > 0", timeout=5000)
+    top = page.evaluate(
+        "document.getElementById('user-content-a-worked-example').getBoundingClientRect().top"
+    )
+    assert 0 <= top < 200  # at the top, below the sticky header
