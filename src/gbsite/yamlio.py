@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from gbsite.errors import GbsiteError, Problem
+from gbsite.errors import GbsiteError
 from gbsite.fsutil import decode_utf8
 
 KeyPath = Sequence[str | int]
@@ -227,7 +227,3 @@ def dump(data: Any, header: str = "") -> str:
         width=1_000_000,  # never fold long strings: a changed word should change one line
     )
     return header + body
-
-
-def problem_at(path: Path, text: str, keypath: KeyPath, message: str) -> Problem:
-    return Problem(message, path, locate(text, keypath))
