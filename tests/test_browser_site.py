@@ -39,11 +39,12 @@ def test_entry_with_additional_information(open_page: Any, base_url: str) -> Non
         page.title() == "GB0025: Call to torch._dynamo.graph_break() · torch.compile graph breaks"
     )
     info = page.locator("#additional-information")
-    assert info.locator("h3#a-worked-example").is_visible()
+    # Contributor ids carry GitHub's prefix (user-content-), so they never equal the layout's.
+    assert info.locator("h3#user-content-a-worked-example").is_visible()
     assert info.locator("td").nth(1).inner_html() == "stops at the first break<br>one graph"
     assert info.locator("pre.highlight span").count() > 3  # highlighted at build time
     info.locator("h3 a.header-anchor").click(force=True)
-    assert page.url.endswith("#a-worked-example")
+    assert page.url.endswith("#user-content-a-worked-example")
     info.locator("a.gb-mention", has_text="GB0029").click()
     page.wait_for_url("**/gb/gb0029.html")
     assert "Compilation of intermediate hooks" in page.locator("h1").inner_text()
@@ -326,3 +327,47 @@ def test_every_dashboard_count_matches_the_list_it_links_to(open_page: Any, base
         target = group.get_attribute("href")
         count = int(group.locator(".number").inner_text())
         assert page.locator(f"{target} .entry-list li:not(.empty)").count() == count, target
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("gb/GB25", "/gb/gb0025.html"),  # a typo of an id: sent to its page
+        ("/evil.example/gb/gb25", None),  # //evil.example/...: another host, not followed
+        ("/\\evil.example/gb/gb25", None),
+    ],
+    ids=["typo", "double slash", "slash backslash"],
+)
+def test_404_redirects_within_the_site_only(
+    open_page: Any, base_url: str, built_site: Project, path: str, expected: str | None
+) -> None:
+    not_found = (built_site.site / "404.html").read_bytes()
+
+    def missing(route: Any) -> None:  # GitHub Pages serves 404.html for any missing path
+        request = route.request
+        if request.is_navigation_request() and "/gb/gb0025.html" not in request.url:
+            # (with status 200: Chromium logs a 404 as a console error, which the watch fails)
+            route.fulfill(status=200, body=not_found, content_type="text/html")
+        else:
+            route.continue_()
+
+    page = open_page(base_url + "index.html")
+    page.route("**/*", missing)
+    page.goto(base_url + path)
+    page.wait_for_timeout(300)
+    if expected is None:
+        assert page.url.startswith(base_url) and "Page not found" in page.content()
+    else:
+        assert page.url == base_url.rstrip("/") + expected
+
+
+def test_a_link_to_a_heading_without_the_prefix_still_arrives(
+    open_page: Any, base_url: str
+) -> None:
+    # Links written before contributor ids had their user-content- prefix keep working.
+    page = open_page(base_url + "gb/gb0025.html#a-worked-example")
+    page.wait_for_function("window.scrollY > 0", timeout=5000)
+    top = page.evaluate(
+        "document.getElementById('user-content-a-worked-example').getBoundingClientRect().top"
+    )
+    assert 0 <= top < 200  # at the top, below the sticky header

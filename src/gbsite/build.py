@@ -36,6 +36,8 @@ from gbsite import blocks, fingerprint, output
 from gbsite.blocks import RenderedBlocks
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
+from gbsite.fsutil import input_files
+from gbsite.lock import locked
 from gbsite.worker import Tickets, Worker, can_fork, cancelled_on_error, chunks
 
 if TYPE_CHECKING:
@@ -252,8 +254,9 @@ class Renderer:
         for release in model.releases:
             out[release.path] = self.page(model, release.path, "release.html.j2", release=release)
         assets = self.cfg.templates_dir / ASSETS
-        for path in sorted(assets.rglob("*")) if assets.is_dir() else []:
-            if path.is_file() and path.name != "style.css":
+        # Regular files inside the project only, hidden ones left out, as the fingerprint does.
+        for path in input_files(assets, self.cfg.root):
+            if path.name != "style.css":
                 data = path.read_bytes()
                 if path.suffix == ".css":  # page-specific rules (index.css, dashboard.css)
                     data = minify_css(data.decode("utf-8")).encode("utf-8")
@@ -346,6 +349,14 @@ class Builder:
         self.outputs: dict[str, bytes] = {}
 
     def build(self, *, skip_unchanged: bool = True) -> BuildReport:
+        # One build of a site at a time: a second one waits instead of removing the first's
+        # staging folder (lock.py). Holding the lock, what killed builds left goes first, also
+        # when there is nothing else to do.
+        with locked(self.out_dir.parent, "build"):
+            output.remove_leftovers(self.out_dir)
+            return self._build(skip_unchanged=skip_unchanged)
+
+    def _build(self, *, skip_unchanged: bool) -> BuildReport:
         report = BuildReport(self.out_dir)
         with report.phase("fingerprint"):
             snapshot = fingerprint.inputs(self.cfg)
@@ -509,7 +520,8 @@ class Builder:
         """Write changed files in place, each atomically (serve's incremental rebuilds)."""
         from gbsite.fsutil import write_if_changed
 
-        return sum(write_if_changed(self.out_dir / rel, data) for rel, data in files.items())
+        with locked(self.out_dir.parent, "build"):
+            return sum(write_if_changed(self.out_dir / rel, data) for rel, data in files.items())
 
 
 def build(

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_ERROR = 2
+EXIT_BUG = 3  # an error gbsite did not expect: a bug, reported in one line (see --traceback)
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -30,16 +31,24 @@ def _config(args: argparse.Namespace) -> config_mod.Config:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from gbsite import importer, registry
+    from gbsite import fetch, importer, registry, transaction
 
     cfg = _config(args)
-    reg = registry.load(cfg.registry_dir, must_exist=False)
-    snapshot = importer.read_source(args.source)
-    new, result = importer.import_snapshot(reg, snapshot, args.label)
-    if result.skipped_reason:
-        print(f"{args.source}: {result.skipped_reason}")
-        return EXIT_OK
-    written = registry.save(new, cfg.registry_dir)
+    limits = fetch.Limits(
+        download=int(args.max_download * fetch.MB),
+        seconds=args.download_timeout,
+        expanded=int(args.max_json * fetch.MB),
+    )
+    snapshot = importer.read_source(args.source, limits)
+    # All or nothing: the new registry/ is staged beside the old one and swapped in whole.
+    with transaction.writing(cfg.registry_dir, "import"):
+        reg = registry.load(cfg.registry_dir, must_exist=False)
+        new, result = importer.import_snapshot(reg, snapshot, args.label)
+        if result.skipped_reason:
+            print(f"{args.source}: {result.skipped_reason}")
+            return EXIT_OK
+        with transaction.replacing(cfg.registry_dir) as stage:
+            written = registry.save(new, stage)
     print(
         f"imported {result.label}: {len(snapshot.texts)} ids "
         f"({len(result.added)} new, {len(result.changed)} changed, {len(result.removed)} removed); "
@@ -71,17 +80,18 @@ def cmd_export_json(args: argparse.Namespace) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from gbsite import registry, sync
+    from gbsite import registry, sync, transaction
 
     cfg = _config(args)
-    reg = registry.load(cfg.registry_dir)
-    result = sync.plan(cfg, reg)
-    for warning in (*result.orphans, *result.mentions):
-        print(f"warning: {warning}", file=sys.stderr)
-    if result.problems:
-        raise GbsiteError(result.problems)
-    sync.remove_stale_temp_files(cfg.docs_dir)
-    written = sync.apply(result)
+    with transaction.writing(cfg.docs_dir, "sync"):
+        reg = registry.load(cfg.registry_dir)
+        result = sync.plan(cfg, reg)
+        for warning in (*result.orphans, *result.mentions):
+            print(f"warning: {warning}", file=sys.stderr)
+        if result.problems:
+            raise GbsiteError(result.problems)
+        sync.remove_stale_temp_files(cfg.docs_dir)
+        written = sync.apply(cfg.docs_dir, result)
     print(
         f"sync: {len(written)} written ({len(result.created)} new, {len(result.adopted)} converted "
         f"from the previous site's format), {result.unchanged} unchanged"
@@ -253,15 +263,26 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     from gbsite import search
 
     cfg = _config(args)
+    limit = int(args.max_bytes * 1024 * 1024)
     if args.words:
-        query = " ".join(args.words)
+        data = " ".join(args.words).encode("utf-8", "replace")
     elif args.file in (None, "-"):
-        query = sys.stdin.read()
+        stdin = getattr(sys.stdin, "buffer", None)  # None when replaced by a text stream
+        data = stdin.read(limit + 1) if stdin else sys.stdin.read(limit + 1).encode()
     else:
         try:
-            query = Path(args.file).read_text(encoding="utf-8", errors="replace")
+            with Path(args.file).open("rb") as f:  # a FIFO or /dev/zero too: read at most this
+                data = f.read(limit + 1)
         except OSError as exc:
             raise GbsiteError.at(Path(args.file), None, f"cannot read: {exc.strerror}") from None
+    if len(data) > limit:
+        data = data[:limit]
+        print(
+            f"gbsite: lookup: only the first {args.max_bytes:g} MB of the input were read "
+            "(--max-bytes)",
+            file=sys.stderr,
+        )
+    query = data.decode("utf-8", errors="replace")
     # The built site's index, as the browser has it; else (not built, or older than the
     # registry or docs) the registry, without the contributed text the index also holds.
     index = cfg.output_dir / "assets" / "search-index.js"
@@ -315,7 +336,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     cfg = _config(args)
     server = DevServer(
-        cfg, args.host, args.port, args.out, log=lambda message: print(message, flush=True)
+        cfg,
+        args.host,
+        args.port,
+        args.out,
+        log=lambda message: print(message, flush=True),
+        traceback=args.traceback,
     )
 
     def stop(signum: int, frame: object) -> None:
@@ -338,6 +364,17 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535)")
     return port
+
+
+def _positive(text: str) -> float:
+    """A number greater than 0, or argparse's one-line usage error."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number greater than 0")
+    return value
 
 
 class _VersionAction(argparse.Action):
@@ -370,6 +407,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="project folder (default: the nearest folder upwards with gbsite.toml)",
     )
+    parser.add_argument(
+        "--traceback",
+        action="store_true",
+        help="on an unexpected error, print Python's traceback (for a bug report)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser(
@@ -386,6 +428,27 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the version in a wheel's or torch-X.Y.Z.json file's name)",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="list the ids that changed")
+    p.add_argument(
+        "--max-download",
+        type=_positive,
+        default=4096,
+        metavar="MB",
+        help="refuse a download or file larger than this (4096 MB)",
+    )
+    p.add_argument(
+        "--download-timeout",
+        type=_positive,
+        default=900,
+        metavar="S",
+        help="give up on a download not finished after this many seconds (900)",
+    )
+    p.add_argument(
+        "--max-json",
+        type=_positive,
+        default=64,
+        metavar="MB",
+        help="refuse a registry JSON larger than this once decompressed (64 MB)",
+    )
     p.set_defaults(handler=cmd_import)
 
     p = sub.add_parser(
@@ -528,6 +591,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", metavar="FILE", help="log file (default: stdin)")
     p.add_argument("--words", nargs="+", metavar="WORD", help="search for these words instead")
     p.add_argument("--limit", type=int, default=10, help="at most this many matches (10)")
+    p.add_argument(
+        "--max-bytes",
+        type=_positive,
+        default=1,
+        metavar="MB",
+        help="read at most this much of the input; the rest is cut, with a notice (1 MB)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON for tools")
     p.set_defaults(handler=cmd_lookup)
 
@@ -572,9 +642,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `gbsite export-json | head`
         return EXIT_OK
     except OSError as exc:  # the machine's refusal (disk full, no permission): not a bug
+        if args.traceback:
+            raise
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"gbsite: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
+    except Exception as exc:  # a bug: one line, and how to see more
+        if args.traceback:
+            raise
+        what = " ".join(str(exc).split())[:300]
+        print(
+            f"gbsite: internal error ({type(exc).__name__}{': ' + what if what else ''}); "
+            "this is a bug in gbsite: run the command again with --traceback "
+            f"(gbsite --traceback {args.command} ...) and report what it prints",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
 
 
 def run() -> NoReturn:

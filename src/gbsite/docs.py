@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import ReadBytes, decode_utf8
+from gbsite.fsutil import ReadBytes, check_input, decode_utf8
 from gbsite.model import Entry, Text
 
 START_MARKER = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
@@ -76,6 +77,16 @@ def _line_no(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+def _line_numbers(text: str, offsets: list[int]) -> list[int]:
+    """Lines of increasing offsets, in one pass."""
+    out, line, pos = [], 1, 0
+    for offset in offsets:
+        line += text.count("\n", pos, offset)
+        pos = offset
+        out.append(line)
+    return out
+
+
 def _lines(text: str, first_line: int) -> list[Line]:
     out = []
     for i, raw in enumerate(text.split("\n")):
@@ -109,7 +120,7 @@ def parse(path: Path, text: str, *, outside: bool = True) -> Doc:
     ends = list(_END.finditer(text))
     for kind, found in (("START", starts), ("END", ends)):
         if len(found) > 1:
-            lines = ", ".join(str(_line_no(text, m.start())) for m in found)
+            lines = ", ".join(map(str, _line_numbers(text, [m.start() for m in found[:20]])))
             raise GbsiteError.at(
                 path,
                 _line_no(text, found[1].start()),
@@ -211,9 +222,14 @@ def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
     unexpected: list[Problem] = []
     if not docs_dir.is_dir():
         return found, unexpected
-    for path in sorted(docs_dir.iterdir()):
-        if path.name.startswith(".") or not path.is_file():
+    for entry in sorted(os.scandir(docs_dir), key=lambda e: e.name):
+        if entry.name.startswith("."):
             continue  # editor swap files, our own temp files
+        path = Path(entry.path)
+        if not entry.is_file(follow_symlinks=False):  # known from the listing: no system call
+            check_input(path)  # a named pipe or a link out of the project: an error
+            if not path.is_file():
+                continue
         match = DOC_NAME.fullmatch(path.name)
         if match is None:
             hint = (
@@ -229,11 +245,23 @@ def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
     return found, unexpected
 
 
+# A page's hand-written part is a few KB (the longest is 6 KB); rendering costs about 200 times
+# a block's size in memory, so a 100 MB block would exhaust the machine that builds it.
+MAX_BYTES = 1024 * 1024
+
+
 def read(path: Path, *, outside: bool = True, read: ReadBytes = Path.read_bytes) -> Doc:
     try:
         data = read(path)
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
+    if len(data) > MAX_BYTES:
+        raise GbsiteError.at(
+            path,
+            None,
+            f"{len(data) / 1024 / 1024:.1f} MB, more than the {MAX_BYTES // 1024 // 1024} MB a "
+            "docs file may have; a page's notes take a few KB: trim them",
+        )
     return parse(path, decode_utf8(path, data), outside=outside)
 
 
@@ -340,8 +368,15 @@ def legacy_problem(doc: Doc, entry: Entry, ours: Doc) -> Problem | None:
 
 
 def mentions(doc: Doc) -> list[tuple[str, int]]:
-    """(GBxxxx, line) for each graph-break id mentioned in the block."""
-    return [(f"GB{m.group(1)}", doc.block_line_of(m.start())) for m in _MENTION.finditer(doc.block)]
+    """(GBxxxx, line) for each graph-break id mentioned in the block, lines counted as we go
+    (counting from the start for each mention made a 10 MB block take minutes)."""
+    found = []
+    line, pos = doc.block_lines[0], 0
+    for m in _MENTION.finditer(doc.block):
+        line += doc.block.count("\n", pos, m.start())
+        pos = m.start()
+        found.append((f"GB{m.group(1)}", line))
+    return found
 
 
 def is_temp_file(name: str) -> bool:

@@ -24,12 +24,16 @@ class Problem:
         return f"{where}: {self.message}"
 
     def github(self) -> str:
-        """A GitHub Actions workflow command: the problem annotated on its line in a PR."""
+        """A GitHub Actions workflow command: the problem annotated on its line in a PR.
+
+        Escaped as GitHub's runner unescapes: in the message `%`, CR and LF; in a property
+        (the file name) also `:` and `,`. So no file name or message can end the command early
+        and start another (`::add-mask::`, `::stop-commands::`...)."""
         where = ""
         if self.path is not None:
-            where = f" file={display_path(self.path)}" + (f",line={self.line}" if self.line else "")
-        message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::error{where}::{message}"
+            where = f" file={github_property(display_path(self.path))}"
+            where += f",line={self.line}" if self.line else ""
+        return f"::error{where}::{github_data(self.message)}"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -37,6 +41,16 @@ class Problem:
             "line": self.line,
             "message": self.message,
         }
+
+
+def github_data(text: str) -> str:
+    """A workflow command's message, escaped (GitHub's toolkit: escapeData)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_property(text: str) -> str:
+    """A workflow command's property value, escaped (GitHub's toolkit: escapeProperty)."""
+    return github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def display_path(path: Path) -> str:

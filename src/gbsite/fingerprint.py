@@ -21,17 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gbsite.config import Config
+from gbsite.fsutil import input_files
 
 MARKER = ".gbsite-output"
 _HEADER = "written by gbsite build; this folder is replaced on every build\n"
 
 
-def _files(folder: Path) -> list[Path]:
-    found = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__pycache__")))
-        found += [Path(dirpath) / name for name in sorted(filenames) if not name.startswith(".")]
-    return found
+def _files(folder: Path, root: Path | None = None) -> list[Path]:
+    """The files to hash below `folder`: regular files inside the project (fsutil.input_files
+    refuses a named pipe, a device, or a symbolic link out of the project, before any read)."""
+    return input_files(folder, root)
 
 
 @dataclass(frozen=True)
@@ -49,19 +48,21 @@ def inputs(cfg: Config) -> ReadInputs:
     sources = [
         cfg.file,
         *([cfg.verified_file] if cfg.verified_file.exists() else []),
-        *_files(cfg.registry_dir),
-        *_files(cfg.docs_dir),
-        *_files(cfg.templates_dir),
+        *_files(cfg.registry_dir, cfg.root),
+        *_files(cfg.docs_dir, cfg.root),
+        *_files(cfg.templates_dir, cfg.root),
     ]
     files = {path: path.read_bytes() for path in sources}
     # Our own code counts too, but not the bytecode Python caches next to it.
-    code = {
-        path: path.read_bytes() if path.suffix != ".pyc" else b""
-        for path in _files(Path(__file__).resolve().parent)
-    }
+    package = Path(__file__).resolve().parent
+    code = {path: path.read_bytes() if path.suffix != ".pyc" else b"" for path in _files(package)}
+    # Paths are hashed relative to the package and the project: a project moved or cloned
+    # elsewhere, with its site, is still up to date, and the marker says nothing of where it is.
+    named = [(os.path.relpath(path, package), data) for path, data in code.items()]
+    named += [(os.path.relpath(path, cfg.root), data) for path, data in files.items()]
     digest = hashlib.sha256()
-    for path, data in (*code.items(), *files.items()):
-        digest.update(str(path).encode() + b"\0")
+    for name, data in named:
+        digest.update(Path(name).as_posix().encode() + b"\0")
         digest.update(data)
         digest.update(b"\0")
     digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())

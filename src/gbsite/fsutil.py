@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -62,3 +64,83 @@ def decode_utf8(path: Path, data: bytes) -> str:
         raise GbsiteError.at(
             path, line, f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
         ) from None
+
+
+# ---- what may be read: regular files inside the project --------------------------------------
+
+
+@functools.cache
+def project_root(folder: Path) -> Path:
+    """The nearest folder at or above `folder` with gbsite.toml (the folder itself if none)."""
+    folder = folder.resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / "gbsite.toml").is_file():
+            return candidate
+    return folder
+
+
+def check_input(path: Path, root: Path | None = None) -> None:
+    """Refuse to read `path` unless it is a regular file inside the project, or a symlink to
+    one: a FIFO would hang the read, /dev/zero would fill the memory, and a symlink to a file
+    elsewhere on the machine would publish that file on the site."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return  # the reader reports it
+    if stat.S_ISLNK(info.st_mode):
+        root = root or project_root(path.parent)
+        target = path.resolve()
+        if not target.is_relative_to(root):
+            raise GbsiteError.at(
+                path,
+                None,
+                f"a symbolic link to {target}, outside the project; gbsite reads only files "
+                "inside it: copy the file in instead",
+            )
+        try:
+            info = target.stat()
+        except OSError:
+            raise GbsiteError.at(path, None, "a symbolic link to nothing (broken link)") from None
+    if stat.S_ISDIR(info.st_mode):
+        return  # folders are walked, not read
+    if not stat.S_ISREG(info.st_mode):
+        raise GbsiteError.at(
+            path, None, f"not a regular file (a {_kind_of(info.st_mode)}); gbsite reads only files"
+        )
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "special file"
+
+
+def input_files(folder: Path, root: Path | None = None) -> list[Path]:
+    """Every file below `folder` but hidden ones (names starting with "."), in sorted order of
+    folders and names, each a regular file or checked by check_input (which refuses the rest).
+    Symbolic links to folders are checked, and not followed."""
+    found: list[Path] = []
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    folders = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_file(follow_symlinks=False):  # from the folder listing: no system call
+            found.append(Path(entry.path))
+        elif entry.is_dir(follow_symlinks=False):
+            if entry.name != "__pycache__":
+                folders.append(Path(entry.path))
+        else:  # a symbolic link, a named pipe, a device...
+            check_input(Path(entry.path), root)
+            if not Path(entry.path).is_dir():
+                found.append(Path(entry.path))
+    for sub in folders:
+        found += input_files(sub, root)
+    return found

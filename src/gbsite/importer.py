@@ -6,18 +6,15 @@ arrive oldest first; an older one is refused rather than guessed into place.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import io
 import json
 import re
-import urllib.error
-import urllib.request
-import zipfile
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gbsite import fetch
 from gbsite.errors import GbsiteError, Problem
 from gbsite.model import GB_ID, Entry, Registry, Revision, Source, Text
 from gbsite.registry import LABEL
@@ -58,62 +55,76 @@ def _label_from_name(name: str) -> str | None:
     return match.group(1) if match else None
 
 
-def read_source(source: str) -> Snapshot:
-    """Read a registry JSON file (optionally gzipped), an http(s) URL of one, or a PyTorch wheel.
+def read_source(source: str, limits: fetch.Limits | None = None) -> Snapshot:
+    """Read a registry JSON file (optionally gzipped), an http(s) URL of one, or a PyTorch wheel,
+    within `limits` (fetch.py).
 
     The sha256 is of the JSON itself, so a gzipped copy is recognised as the same snapshot.
     """
+    limits = limits or fetch.Limits()
     name = source.rsplit("/", 1)[-1].split("?")[0]
     if re.match(r"https?://", source):
-        data = _download(source)
+        data = fetch.download(source, limits)
         origin_path = None
     else:
         origin_path = Path(source)
         try:
-            data = origin_path.read_bytes()
+            data = _read_file(origin_path, limits)
         except FileNotFoundError:
             raise GbsiteError.at(origin_path, None, "no such file") from None
         except OSError as exc:
             raise GbsiteError.at(origin_path, None, f"cannot read: {exc.strerror}") from None
     where = origin_path or Path(source)
     if name.endswith(".whl"):
-        data = _from_wheel(where, data)
+        data = fetch.wheel_member(where, data, WHEEL_MEMBER, limits)
     elif data[:2] == b"\x1f\x8b":  # gzip magic: the compressed copies under tests/data/upstream
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise GbsiteError.at(where, None, f"corrupt gzip file: {exc}") from None
+        data = fetch.gunzip(where, data, limits)
+    elif len(data) > limits.expanded:
+        raise GbsiteError.at(where, None, "larger than --max-json; is it a registry?")
     texts = parse_registry_json(where, data)
     return Snapshot(source, _label_from_name(name), hashlib.sha256(data).hexdigest(), texts)
 
 
-def _download(url: str) -> bytes:
-    try:
-        with urllib.request.urlopen(url, timeout=60) as response:
-            data: bytes = response.read()
-            return data
-    except urllib.error.HTTPError as exc:
-        raise GbsiteError(f"{url}: download failed: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise GbsiteError(f"{url}: download failed: {reason}") from None
+def _read_file(path: Path, limits: fetch.Limits) -> bytes:
+    """A local source: a regular file (not a FIFO or a device) no larger than a download."""
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise GbsiteError.at(path, None, "not a regular file")
+    if info.st_size > limits.download:
+        raise GbsiteError.at(path, None, "larger than --max-download; is it a registry?")
+    return path.read_bytes()
 
 
-def _from_wheel(where: Path, data: bytes) -> bytes:
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as wheel:
-            return wheel.read(WHEEL_MEMBER)
-    except KeyError:
-        raise GbsiteError.at(
-            where, None, f"wheel has no {WHEEL_MEMBER}; is it a PyTorch wheel?"
-        ) from None
-    except zipfile.BadZipFile:
-        raise GbsiteError.at(where, None, "not a valid wheel (zip) file") from None
+_STRING = re.compile(r'("(?:[^"\\]|\\.)*")(\s*:)?', re.S)
 
 
-def _key_line(raw: str, key: str) -> int | None:
-    match = re.search(rf'"{re.escape(key)}"\s*:', raw)
-    return raw.count("\n", 0, match.start()) + 1 if match else None
+class KeyLines:
+    """The lines of every object key of a JSON text, found in one pass when first needed (a
+    search per problem made a registry with thousands of bad ids take minutes)."""
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        self._lines: dict[str, list[int]] | None = None
+
+    def of(self, key: str) -> list[int]:
+        if self._lines is None:
+            self._lines = {}
+            line, pos = 1, 0
+            for match in _STRING.finditer(self.raw):
+                if match.group(2) is None:
+                    continue  # a string value, not a key
+                line += self.raw.count("\n", pos, match.start())
+                pos = match.start()
+                try:
+                    name = json.loads(match.group(1))
+                except ValueError:
+                    continue
+                self._lines.setdefault(name, []).append(line)
+        return self._lines.get(key, [])
+
+    def first(self, key: str) -> int | None:
+        lines = self.of(key)
+        return lines[0] if lines else None
 
 
 def parse_registry_json(path: Path, data: bytes) -> dict[str, list[Text]]:
@@ -138,11 +149,21 @@ def parse_registry_json(path: Path, data: bytes) -> dict[str, list[Text]]:
         raise GbsiteError.at(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
     except RecursionError:
         raise GbsiteError.at(path, 1, "JSON nested too deeply to be a registry") from None
+    except ValueError as exc:  # a number too long for Python (more than 4,300 digits)
+        long_number = re.search(r"[0-9]{4000,}", raw)
+        at = raw.count("\n", 0, long_number.start()) + 1 if long_number else None
+        raise GbsiteError.at(path, at, f"invalid JSON: {exc}".split(";")[0]) from None
+    lines = KeyLines(raw)
     if doubled:
-        key = doubled[0]
-        raise GbsiteError.at(
-            path, _key_line(raw, key), f"{key} appears twice; a registry has each key once"
-        )
+        twice = []
+        for key in dict.fromkeys(doubled):
+            found = lines.of(key)
+            where = f" (lines {', '.join(map(str, found))})" if len(found) > 1 else ""
+            first = found[0] if found else None
+            twice.append(
+                Problem(f"{key} appears twice{where}; a registry has each key once", path, first)
+            )
+        raise GbsiteError(twice)
     if not isinstance(doc, dict):
         raise GbsiteError.at(path, 1, "expected a JSON object keyed by graph-break id")
     problems: list[Problem] = []
@@ -150,7 +171,7 @@ def parse_registry_json(path: Path, data: bytes) -> dict[str, list[Text]]:
     for gb_id, items in doc.items():
 
         def bad(message: str, gb_id: str = gb_id) -> None:
-            problems.append(Problem(f"{gb_id}: {message}", path, _key_line(raw, gb_id)))
+            problems.append(Problem(f"{gb_id}: {message}", path, lines.first(gb_id)))
 
         if not GB_ID.fullmatch(gb_id):
             bad("not a graph-break id (expected GB followed by four digits)")

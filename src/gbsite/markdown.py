@@ -50,7 +50,21 @@ _ATTRIBUTES["th"] |= {"colspan", "rowspan", "align", "scope"}
 _ATTRIBUTES["details"] |= {"open"}
 
 
+# Prefix of every id a contributor's block defines (heading anchors, footnotes, raw HTML), as
+# GitHub does: none of the layout's ids has it, so a heading "Main" or <div id="search-input">
+# can never take the id the page's own script or anchors look for.
+ID_PREFIX = "user-content-"
+
+
+def _prefixed(value: str) -> str:
+    return value if value.startswith(ID_PREFIX) else ID_PREFIX + value
+
+
 def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
+    if attribute in ("id", "name") and tag != "input":
+        return _prefixed(value)
+    if tag == "a" and attribute == "href" and value.startswith("#") and len(value) > 1:
+        return "#" + _prefixed(value[1:])  # a link within the block follows its target's id
     if tag == "img" and attribute == "src" and _EXTERNAL.match(value):
         return None  # an image from another host would be a request to it
     if tag == "input" and attribute == "type":

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
 from gbsite.fingerprint import MARKER
+from gbsite.transaction import exchange
 
 _PARTS = ".parts"  # inside the new site, removed before the swap
 
@@ -37,8 +37,7 @@ class Staging:
         self.had_site = out_dir.is_dir()
         parent = out_dir.parent
         parent.mkdir(parents=True, exist_ok=True)
-        for leftover in parent.glob(f".{out_dir.name}.*-*"):  # from a killed build
-            shutil.rmtree(leftover, ignore_errors=True)
+        remove_leftovers(out_dir)
         self.root = parent / f".{out_dir.name}.new-{os.getpid()}"
         self.old = parent / f".{out_dir.name}.old-{os.getpid()}"
         self.root.mkdir()
@@ -81,7 +80,7 @@ class Staging:
             return
         if not self.out_dir.exists():
             self.root.rename(self.out_dir)
-        elif _exchange(self.root, self.out_dir):
+        elif exchange(self.root, self.out_dir):  # the site folder always holds a whole site
             self.root.rename(self.old)  # it now holds the previous site
         else:
             self.out_dir.rename(self.old)  # not atomic: for a moment there is no site at all
@@ -99,6 +98,13 @@ class Staging:
         return folder
 
 
+def remove_leftovers(out_dir: Path) -> None:
+    """Remove what killed builds left beside the site: `.site.new-PID`, `.site.old-PID`.
+    Only while holding the build lock (lock.py), so never another build's folder."""
+    for leftover in out_dir.parent.glob(f".{out_dir.name}.*-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
 def _refuse_foreign_folder(out_dir: Path) -> None:
     if out_dir.exists() and not (out_dir / MARKER).exists() and any(out_dir.iterdir()):
         raise GbsiteError.at(
@@ -106,25 +112,6 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
             None,
             "exists and was not written by gbsite build; choose another output folder or remove it",
         )
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two folders in one atomic step (Linux renameat2 RENAME_EXCHANGE), if possible.
-
-    With it, the site folder always holds a complete site: the old one or the new one.
-    """
-    if sys.platform != "linux":
-        return False
-    import ctypes  # here: only a build that writes needs it
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    at_fdcwd, rename_exchange = -100, 2
-    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
-    return bool(result == 0)
 
 
 def _read(path: Path) -> bytes | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from gbsite import yamlio
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import ReadBytes, decode_utf8, write_if_changed
+from gbsite.fsutil import ReadBytes, check_input, decode_utf8, write_if_changed
 from gbsite.model import GB_ID, Category, Entry, Registry, Revision, Source, Text
 
 SOURCES_FILE = "sources.yaml"
@@ -67,7 +67,8 @@ class _Checker:
         self.found.append((keypath, message))
 
     def problems(self) -> list[Problem]:
-        return [yamlio.problem_at(self.path, self.text, kp, msg) for kp, msg in self.found]
+        where = yamlio.Locator(self.text)  # composed once for all of them
+        return [Problem(msg, self.path, where.line(kp)) for kp, msg in self.found]
 
     def mapping(
         self,
@@ -139,6 +140,7 @@ def _where(kp: list[str | int]) -> str:
 def _load_sources(path: Path, read: ReadBytes) -> list[Source]:
     if not path.exists():
         return []
+    check_input(path)
     text = decode_utf8(path, read(path))
     data = yamlio.load(path, text)
     check = _Checker(path, text)
@@ -180,6 +182,7 @@ def _load_sources(path: Path, read: ReadBytes) -> list[Source]:
 def _load_categories(path: Path, read: ReadBytes) -> list[Category]:
     if not path.exists():
         raise GbsiteError.at(path, None, "missing: the category table is part of the registry")
+    check_input(path)
     text = decode_utf8(path, read(path))
     data = yamlio.load(path, text)
     check = _Checker(path, text)
@@ -322,6 +325,11 @@ def entry_files(folder: Path) -> tuple[list[tuple[str, Path]], list[Problem]]:
         if path.name.startswith("."):
             continue  # editor swap files, our own temp files
         match = ENTRY_FILE.fullmatch(path.name)
+        try:
+            check_input(path)  # a named pipe or a link out of the project
+        except GbsiteError as exc:
+            problems += exc.problems
+            continue
         if match is None or not path.is_file():
             problems.append(
                 Problem("unexpected file; entry files are named like GB0025.yaml", path)

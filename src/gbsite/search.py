@@ -191,6 +191,9 @@ def _squash(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+FIELD_CHARS = 4000  # of a log record's explanation, hints or context that are matched
+
+
 def parse_log(text: str) -> list[LogRecord]:
     """The graph breaks in a pasted log, in order. Works with or without its line breaks."""
     text = _LOG_PREFIX.sub("", text.replace("\r\n", "\n"))
@@ -226,9 +229,10 @@ def parse_log(text: str) -> list[LogRecord]:
         records.append(
             LogRecord(
                 before=_squash(before[-500:]),  # the type is at its end; what precedes it varies
-                explanation=_squash(" ".join(fields["Explanation:"])),
-                hints=_squash(" ".join(fields["Hint:"])),
-                context=_squash(" ".join(fields["Developer debug context:"])),
+                # Registry texts are far shorter: a longer field is matched by its start.
+                explanation=_squash(" ".join(fields["Explanation:"])[:FIELD_CHARS]),
+                hints=_squash(" ".join(fields["Hint:"])[:FIELD_CHARS]),
+                context=_squash(" ".join(fields["Developer debug context:"])[:FIELD_CHARS]),
                 url_id=url_id,
             )
         )
@@ -422,6 +426,9 @@ STOP_WORDS = frozenset(  # one string keeps the list short; the JS holds the sam
 )
 
 
+MAX_WORDS = 64  # distinct words of a query that are scored; the rest are ignored
+
+
 def query_words(query: str) -> list[str]:
     words = _WORD.findall(query.lower())
     meaningful = [w for w in words if w not in STOP_WORDS]
@@ -465,7 +472,9 @@ def _word_score(word: str, last: bool, fields: Sequence[_Field]) -> float:
 
 def lookup_words(query: str, entries: Sequence[SearchEntry]) -> list[Match]:
     """Entries with every word; if none has them all, those with at least half of them."""
-    words = query_words(query)
+    # Each distinct word once, and at most MAX_WORDS of them: a whole log with no graph break
+    # in it has tens of thousands, and scoring each against every entry took minutes.
+    words = list(dict.fromkeys(query_words(query)))[:MAX_WORDS]
     if not words:
         return []
     phrase = " ".join(_WORD.findall(query.lower()))  # "data dependent" finds "Data-dependent"

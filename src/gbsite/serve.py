@@ -8,12 +8,15 @@ no request can reach a file outside it. Each build is also written to the output
 
 from __future__ import annotations
 
+import contextlib
 import http.server
+import ipaddress
 import json
 import mimetypes
 import posixpath
 import threading
 import time
+import traceback as traceback_mod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from gbsite import build, config
 from gbsite.config import Config
@@ -93,8 +97,32 @@ def resolve(url_path: str) -> str | None:
     return clean
 
 
+_LOOPBACK_NAMES = {"localhost", "localhost.", "ip6-localhost"}
+
+
+def host_allowed(header: str | None, listen_host: str) -> bool:
+    """Whether a request's Host header names this server as the user reaches it: a loopback
+    name or address, or the --host it listens on. A page of another site that points its own
+    name at 127.0.0.1 (DNS rebinding) sends its own name, and is refused. When listening on all
+    interfaces, any IP address is accepted too: a rebinding attack needs a name."""
+    if not header:
+        return False
+    host = header.strip().lower()
+    if host.startswith("["):  # [::1]:8000
+        host = host[1:].split("]", 1)[0]
+    elif host.count(":") == 1:
+        host = host.rsplit(":", 1)[0]
+    if host in _LOOPBACK_NAMES or host == listen_host.lower().strip("[]"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or listen_host in ("0.0.0.0", "::", "")
+
+
 def make_handler(
-    state: SiteState, stopping: threading.Event
+    state: SiteState, stopping: threading.Event, listen_host: str = "127.0.0.1"
 ) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
         server_version = "gbsite"
@@ -102,10 +130,24 @@ def make_handler(
         def log_message(self, format: str, *args: Any) -> None:
             pass  # a request log would bury the rebuild messages
 
+        def _host_ok(self) -> bool:
+            if host_allowed(self.headers.get("Host"), listen_host):
+                return True
+            body = b"gbsite serve answers only requests for localhost (Host header refused)\n"
+            self.send_response(403)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return False
+
         def do_HEAD(self) -> None:
-            self._serve(body=False)
+            if self._host_ok():
+                self._serve(body=False)
 
         def do_GET(self) -> None:
+            if not self._host_ok():
+                return
             if urlsplit(self.path).path == EVENTS_PATH:
                 self._events()
             else:
@@ -158,9 +200,17 @@ def make_handler(
 
 
 class _Watcher(FileSystemEventHandler):
-    def __init__(self, relevant: Callable[[Path], bool], changed: Callable[[Path], None]) -> None:
+    def __init__(
+        self,
+        relevant: Callable[[Path], bool],
+        changed: Callable[[Path], None],
+        replaced: Callable[[Path], None] = lambda path: None,
+        folders: tuple[Path, ...] = (),
+    ) -> None:
         self.relevant = relevant
         self.changed = changed
+        self.replaced = replaced  # a watched folder swapped whole (import, sync)
+        self.folders = folders
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         # Only changes count: the build itself opens and reads every file it watches.
@@ -169,6 +219,8 @@ class _Watcher(FileSystemEventHandler):
         ):
             return
         for raw in (event.src_path, getattr(event, "dest_path", "")):
+            if raw and Path(str(raw)) in self.folders:
+                self.replaced(Path(str(raw)))
             if raw and self.relevant(Path(str(raw))):
                 self.changed(Path(str(raw)))
 
@@ -181,8 +233,10 @@ class DevServer:
         port: int,
         out_dir: Path | None = None,
         log: Callable[[str], None] = print,
+        traceback: bool = False,
     ) -> None:
         self.cfg = cfg
+        self.traceback = traceback  # print it with an internal error
         self.out_dir = out_dir
         self.log = log
         self.state = SiteState()
@@ -190,9 +244,13 @@ class DevServer:
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._pending: set[Path] = set()
+        self._replaced: set[Path] = set()
         self._last_change = 0.0
         self.builder = build.Builder(cfg, out_dir)
-        handler = make_handler(self.state, self.stopping)
+        self._observer: BaseObserver = Observer()
+        self._watcher = _Watcher(self._relevant, self._changed)
+        self._watches: dict[Path, ObservedWatch] = {}
+        handler = make_handler(self.state, self.stopping, host)
         try:
             self.httpd = http.server.ThreadingHTTPServer((host, port), handler)
         except OSError as exc:
@@ -225,6 +283,24 @@ class DevServer:
             )
             self.state.publish(ServedSite(current.number, current.outputs, message))
             return
+        except OSError as exc:  # disk full, no permission: the machine's, not the input's
+            where = f"{exc.filename}: " if exc.filename else ""
+            message = f"gbsite: {where}{exc.strerror or exc}"
+            self.log(f"build failed; still serving the last good site:\n{message}")
+            self.state.publish(ServedSite(current.number, current.outputs, message))
+            return
+        except Exception as exc:  # a bug: reported, and the next save builds again
+            what = " ".join(str(exc).split())[:300]
+            message = (
+                f"gbsite: internal error ({type(exc).__name__}{': ' + what if what else ''}); "
+                "this is a bug in gbsite: run `gbsite --traceback serve` to see where"
+            )
+            if self.traceback:
+                message += "\n" + "".join(traceback_mod.format_exception(exc))
+            self.log(f"build failed; still serving the last good site:\n{message}")
+            self.state.publish(ServedSite(current.number, current.outputs, message))
+            self.builder = build.Builder(self.cfg, self.out_dir)  # start afresh next time
+            return
         ms = (time.perf_counter() - started) * 1000
         for warning in report.warnings:
             self.log(f"warning: {warning}")
@@ -242,6 +318,11 @@ class DevServer:
             for folder in (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir)
         )
 
+    def _folder_replaced(self, path: Path) -> None:
+        with self._lock:
+            self._replaced.add(path)
+        self._changed(path)
+
     def _changed(self, path: Path) -> None:
         with self._lock:
             self._pending.add(path)
@@ -258,22 +339,43 @@ class DevServer:
             with self._lock:
                 self._wake.clear()
                 changed, self._pending = self._pending, set()
-            if not self.stopping.is_set():
-                self.rebuild(changed)
+                replaced, self._replaced = self._replaced, set()
+            try:
+                for folder in replaced:
+                    self._watch(folder)
+                if not self.stopping.is_set():
+                    self.rebuild(changed)
+            except Exception as exc:  # whatever happens, the next save is watched and built
+                self.log(
+                    f"gbsite: internal error in the rebuild loop ({type(exc).__name__}: {exc})"
+                )
+
+    def _watch(self, folder: Path) -> None:
+        """Watch `folder` and below, again if it was replaced: the old watch saw the old one."""
+        old = self._watches.pop(folder, None)
+        if old is not None:
+            with contextlib.suppress(KeyError, OSError):
+                self._observer.unschedule(old)
+        if folder.is_dir():
+            self._watches[folder] = self._observer.schedule(
+                self._watcher, str(folder), recursive=True
+            )
 
     def serve(self) -> None:
         self.rebuild()
         if self.state.snapshot.number == 0:
             raise GbsiteError("the first build failed; fix the problems above and start again")
-        observer = Observer()
-        watcher = _Watcher(self._relevant, self._changed)
-        for folder in (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir):
-            if folder.is_dir():
-                observer.schedule(watcher, str(folder), recursive=True)
-        observer.schedule(watcher, str(self.cfg.root), recursive=False)  # gbsite.toml
-        record_folder = self.cfg.verified_file.parent  # docs/, for verified-examples.yaml
-        if record_folder.is_dir() and record_folder not in (self.cfg.root, self.cfg.docs_dir):
-            observer.schedule(watcher, str(record_folder), recursive=False)
+        observer = self._observer = Observer()
+        folders = (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir)
+        self._watcher = _Watcher(self._relevant, self._changed, self._folder_replaced, folders)
+        for folder in folders:
+            self._watch(folder)
+        # gbsite.toml; docs/ for verified-examples.yaml; and the parents of the watched folders,
+        # where `gbsite import` and `sync` swap a new registry/ or docs/gb/ in (transaction.py).
+        parents = {self.cfg.root, self.cfg.verified_file.parent, *(f.parent for f in folders)}
+        for parent in sorted(parents):
+            if parent.is_dir() and parent not in folders:
+                observer.schedule(self._watcher, str(parent), recursive=False)
         observer.start()
         builder = threading.Thread(target=self._builder, name="gbsite-builder", daemon=True)
         builder.start()

@@ -10,7 +10,7 @@ import jinja2
 from gbsite import docs, templating
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import write_if_changed
+from gbsite.fsutil import write_atomic
 from gbsite.model import Registry
 from gbsite.views import EntryView, entry_views
 
@@ -118,12 +118,27 @@ def remove_stale_temp_files(docs_dir: Path) -> None:
                 path.unlink(missing_ok=True)
 
 
-def apply(result: Plan) -> list[Path]:
-    written = []
+def apply(docs_dir: Path, result: Plan) -> list[Path]:
+    """Write the plan's files: into a copy of `docs_dir` that is then swapped in whole, so an
+    interrupted sync leaves every file as it was or every file new (transaction.py). Call it
+    inside transaction.writing(docs_dir)."""
+    from gbsite import transaction
+
+    changed = {}
     for path, text in result.writes.items():
-        if write_if_changed(path, text.encode("utf-8")):
-            written.append(path)
-    return written
+        data = text.encode("utf-8")
+        try:
+            if path.read_bytes() == data:
+                continue
+        except FileNotFoundError:
+            pass
+        changed[path] = data
+    if not changed:
+        return []
+    with transaction.replacing(docs_dir) as stage:
+        for path, data in changed.items():
+            write_atomic(transaction.staged_path(docs_dir, stage, path), data)
+    return list(changed)
 
 
 def check_problems(cfg: Config, result: Plan) -> list[Problem]:

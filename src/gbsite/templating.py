@@ -13,11 +13,13 @@ from markupsafe import Markup
 
 from gbsite import plaintext
 from gbsite.errors import GbsiteError
+from gbsite.fsutil import input_files
 
 
 def environment(templates_dir: Path, *, html: bool) -> jinja2.Environment:
     if not templates_dir.is_dir():
         raise GbsiteError.at(templates_dir, None, "templates folder not found")
+    input_files(templates_dir)  # refuses named pipes and links out of the project, before Jinja
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_dir),
         undefined=jinja2.StrictUndefined,  # a missing variable is an error, never ""
@@ -58,9 +60,16 @@ def _errors_named(templates_dir: Path, name: str) -> Iterator[None]:
         yield
     except jinja2.TemplateNotFound as exc:
         raise GbsiteError.at(templates_dir / str(exc.name), None, "template not found") from None
-    except (jinja2.TemplateError, TypeError, AttributeError, ValueError) as exc:
+    except GbsiteError:
+        raise
+    except Exception as exc:  # anything a template's code raises: {{ 1/0 }}, {{ x[99] }}, ...
         path, line = location(exc, templates_dir)
-        message = getattr(exc, "message", None) or str(exc)
+        jinja = (jinja2.TemplateError, TypeError, AttributeError, ValueError)
+        if path is None and not isinstance(exc, jinja):
+            raise  # not raised in a template: our own bug, for the command line to report
+        message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        if not isinstance(exc, jinja):
+            message = f"{type(exc).__name__}: {message}"
         raise GbsiteError.at(
             path or templates_dir / name, line, f"template error: {message}"
         ) from None

@@ -120,6 +120,10 @@
     var id = decodeURIComponent(location.hash.slice(1));
     var target = id && document.getElementById(id);
     if (target && target.tagName === "DETAILS") target.open = true;
+    // Contributor ids carry a prefix (user-content-, as on GitHub), so that they never equal
+    // the layout's: #why-it-breaks still goes to the heading "Why it breaks".
+    var prefixed = !target && id && document.getElementById("user-content-" + id);
+    if (prefixed) prefixed.scrollIntoView();
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();
