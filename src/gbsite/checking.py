@@ -120,17 +120,16 @@ def home_release(entry: Entry | None, labels: list[str], releases: tuple[str, ..
 
 class Verdict:
     """Judges each run against the record: a block does what it promises with its home
-    release, and does again what the record says it did (unless `accept`)."""
+    release (`home`: by page id), and does again what the record says it did (unless
+    `accept`)."""
 
     def __init__(
-        self, reg: Registry, record: rec.Record, release: str, releases: tuple[str, ...]
+        self, record: rec.Record, release: str, home: dict[str, str], *, accept: bool
     ) -> None:
-        self.reg, self.record, self.release, self.releases = reg, record, release, releases
-        self.accept = False
+        self.record, self.release, self.home, self.accept = record, release, home, accept
 
     def __call__(self, r: examples.Result) -> Checked:
         block = r.block
-        home = home_release(self.reg.entries.get(block.gb_id), self.reg.labels, self.releases)
         recorded = self.record.outcome(block.key, self.release)
         if r.outcome is None:
             return Checked(r, False, r.summary)
@@ -141,7 +140,7 @@ class Verdict:
                 f"recorded `{recorded}` with torch {self.release}, now `{r.outcome}`: "
                 f"{r.summary} (if torch changed, re-record with --accept)",
             )
-        if self.release == home and not r.passed:
+        if self.release == self.home[block.gb_id] and not r.passed:
             return Checked(r, False, r.summary)
         if r.passed:
             return Checked(r, True, r.summary)
@@ -199,8 +198,7 @@ def check_examples(
     )
     if started is not None:
         started(check)
-    verdict = Verdict(reg, record, release, releases)
-    verdict.accept = accept
+    verdict = Verdict(record, release, home, accept=accept)
 
     def judged(r: examples.Result) -> None:
         c = verdict(r)

@@ -293,30 +293,35 @@ def page_coverage(
     elif {s.kind for s in states if s.verified} == {"gb-repro", "gb-fix"}:
         status = "verified"
     else:
-        since = fixed_in(page, record, releases)
+        fixed = fixed_in(page, record, releases)
+        since = fixed[0] if fixed is not None else None
         later = since is not None and release in releases
-        fixed = later and releases.index(release) >= releases.index(str(since))
-        status = "fixed" if fixed else "none"
+        fixed_here = later and releases.index(release) >= releases.index(str(since))
+        status = "fixed" if fixed_here else "none"
     return PageCoverage(gb_id, status, states, page.declaration, page.words)
 
 
-def fixed_in(page: Page, record: Record, releases: tuple[str, ...]) -> str | None:
+def fixed_in(
+    page: Page, record: Record, releases: tuple[str, ...]
+) -> tuple[str, tuple[str, ...]] | None:
     """The example release from which the page's repro no longer breaks, having broken with
-    an older one: the release that removes the break for code like the example."""
+    an older one (the release that removes the break for code like the example), and the
+    releases it broke with."""
     for block in page.blocks:
         if block.kind != "gb-repro" or not block.runnable or block.key not in record.rows:
             continue
         outcomes = record.rows[block.key].outcomes
-        broke = False
+        broke: list[str] = []
         since: str | None = None
         for release in releases:
             outcome = outcomes.get(release)
             if outcome == runs.BREAKS:
-                broke, since = True, None
+                broke.append(release)
+                since = None
             elif outcome == runs.NO_BREAK and broke and since is None:
                 since = release
         if since is not None:
-            return since
+            return since, tuple(broke)
     return None
 
 

@@ -332,14 +332,14 @@ def badge(
     in_release: bool,
     release: str,
     verified_in: Sequence[str] = (),
-    fixed_in: str | None = None,
-    broke_in: Sequence[str] = (),
+    fixed: tuple[str, Sequence[str]] | None = None,
 ) -> Badge:
     """`verified_in`: the releases whose torch the page's repro and fix did what they promise
-    with; `fixed_in`: the release from which its repro no longer breaks (`broke_in`: with which
-    it did)."""
+    with; `fixed`: the release from which its repro no longer breaks, and those it broke with
+    (coverage.fixed_in)."""
     d = covered.declaration
-    if covered.status == "fixed" and fixed_in is not None:
+    if covered.status == "fixed" and fixed is not None:
+        fixed_in, broke_in = fixed
         return Badge(
             "fixed",
             f"Fixed in torch {fixed_in}",
@@ -351,7 +351,7 @@ def badge(
         )
     if covered.status == "verified" or (covered.status == "none" and verified_in):
         # Verified with an older torch but not the newest: each example's line says why.
-        torch = _and(verified_in) or sorted({b.verified or "" for b in covered.blocks})[-1]
+        torch = _and(verified_in)
         return Badge(
             "verified",
             "Verified example",
@@ -405,8 +405,7 @@ def entry_pages(
 ) -> list[EntryPage]:
     labels = registry.labels
     docs_dir = cfg.docs_dir.relative_to(cfg.root).as_posix()
-    order = examples.releases
-    release_labels = coverage.registry_labels(order, labels)
+    release_labels = coverage.registry_labels(examples.releases, labels)
     newest = release_labels[examples.release]  # the release the dashboard counts
     pages = []
     for i, view in enumerate(views):
@@ -422,7 +421,6 @@ def entry_pages(
             for r in examples.releases
             if coverage.page_coverage(page, view.id, examples.record, r).status == "verified"
         ]
-        fixed = coverage.fixed_in(page, examples.record, examples.releases) if page else None
         pages.append(
             EntryPage(
                 view=view,
@@ -434,8 +432,7 @@ def entry_pages(
                     coverage.in_release(entry, labels, release_labels[release]),
                     release,
                     verified_in,
-                    fixed,
-                    [r for r in verified_in if fixed and order.index(r) < order.index(fixed)],
+                    coverage.fixed_in(page, examples.record, examples.releases) if page else None,
                 ),
                 title=f"{view.id}: {plain_title(view.current.text.gb_type)}",
                 info_block=docs[view.id].block

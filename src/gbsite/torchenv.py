@@ -9,6 +9,7 @@ next run removes what an interrupted one left.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -62,6 +63,15 @@ def remove_leftovers(folder: Path) -> list[Path]:
     return removed
 
 
+@functools.cache
+def _release_here(python: str) -> str | None:
+    """The torch release `python` has, asked once however many releases are wanted."""
+    try:
+        return release_of(torch_info(python)[0])
+    except GbsiteError:
+        return None  # no torch here: use the cache
+
+
 def python_for(
     release: str,
     releases: tuple[str, ...],
@@ -76,11 +86,8 @@ def python_for(
             f"torch {release} is not a release of the examples ({', '.join(releases)}): "
             "use one of those or `all`, or add it to [examples] releases in gbsite.toml"
         )
-    try:
-        if release_of(torch_info(current)[0]) == release:
-            return current
-    except GbsiteError:
-        pass  # no torch here: use the cache
+    if _release_here(current) == release:
+        return current
     folder = env_dir(release)
     python = env_python(folder)
     if python.exists():
