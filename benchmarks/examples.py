@@ -22,7 +22,10 @@ import sys
 import time
 from pathlib import Path
 
-from gbsite import config, docs, examples, runner, torchenv
+from gbsite import config
+from gbsite.docs import files as docs
+from gbsite.examples import annotations as examples
+from gbsite.examples import runner, torchenv
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,7 +15,8 @@ import json
 import shutil
 from pathlib import Path
 
-from gbsite import docs, registry
+from gbsite.docs import files as docs
+from gbsite.registry import store as registry
 
 ROOT = Path(__file__).resolve().parent.parent
 

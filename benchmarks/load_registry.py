@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from gbsite import registry
+from gbsite.registry import store as registry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,9 @@ def main() -> None:
         times.append(time.perf_counter() - start)
 
     cold = []
-    code = "from pathlib import Path; from gbsite import registry; registry.load(Path(sys.argv[1]))"
+    code = (
+        "from pathlib import Path; from gbsite.registry import store; store.load(Path(sys.argv[1]))"
+    )
     for _ in range(max(3, args.runs // 4)):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", f"import sys; {code}", str(folder)], check=True)

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from browser_support import CHROMIUM_ARGS, chromium_path, serve_folder  # noqa: E402
-from gbsite import build, config  # noqa: E402
+from gbsite import config  # noqa: E402
+from gbsite.site import build  # noqa: E402
 
 QUERIES = {
     "id": "GB0025",

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from browser_support import CHROMIUM_ARGS, chromium_path  # noqa: E402
-from gbsite import docs  # noqa: E402
+from gbsite.docs import files as docs  # noqa: E402
 
 
 def save_block(doc: Path, text: str) -> None:

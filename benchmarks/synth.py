@@ -14,8 +14,11 @@ import argparse
 import shutil
 from pathlib import Path
 
-from gbsite import config, docs, registry, sync
-from gbsite.model import Entry, Registry, Revision, Source, Text
+from gbsite import config
+from gbsite.docs import files as docs
+from gbsite.docs import sync
+from gbsite.registry import store as registry
+from gbsite.registry.model import Entry, Registry, Revision, Source, Text
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 import pytest
 
 from conftest import Project, make_project
-from gbsite import docs
+from gbsite.docs import files as docs
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

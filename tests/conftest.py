@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gbsite import cli, docs
+from gbsite import cli
+from gbsite.docs import files as docs
 
 # Browser fixtures (Chromium, a built and served site) live in their own module.
 pytest_plugins = ["browser_support"]

@@ -11,7 +11,7 @@ import pytest
 
 import lookup_shapes
 from conftest import DATA, REPO, Project
-from gbsite import docs
+from gbsite.docs import files as docs
 
 pytestmark = pytest.mark.browser
 
@@ -264,7 +264,9 @@ PARITY_QUERIES = [
 
 def test_browser_and_python_rank_alike(open_page: Any, base_url: str, built_site: Project) -> None:
     """The JS search mirrors search.py: same inputs, same ranking."""
-    from gbsite import build, config, search
+    from gbsite import config
+    from gbsite.search import engine as search
+    from gbsite.site import build
 
     # The same entries the built site's index holds, contributor text included.
     builder = build.Builder(config.load(built_site.root), built_site.root / "parity-site")

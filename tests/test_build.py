@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, make_project
-from gbsite import docs
+from gbsite.docs import files as docs
 
 BLOCK = """
 ### Why it breaks
@@ -448,7 +448,8 @@ def test_refuses_to_replace_a_folder_it_did_not_write(
 )
 def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> None:
     """serve rebuilds only what a docs edit touches; the result must be the full build's."""
-    from gbsite import build, config, fingerprint
+    from gbsite import config
+    from gbsite.site import build, fingerprint
 
     proj = make_project(tmp_path / "proj", docs=True)
     doc = proj.docs / "gb0025.md"
@@ -485,7 +486,8 @@ def test_parallel_build_equals_sequential(tmp_path: Path) -> None:
     """The forked build (two processes rendering and writing entry pages) writes what a build in
     one process does: first into an empty folder, then over its own site after an edit, where
     it rewrites only the changed files and hard-links the rest."""
-    from gbsite import build, config
+    from gbsite import config
+    from gbsite.site import build
 
     proj = make_project(tmp_path / "proj", docs=True)
     forked = tmp_path / "forked"

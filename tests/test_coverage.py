@@ -10,7 +10,9 @@ import pytest
 import yaml
 
 from conftest import REPO, Project, fake_torch, line_of, page, upstream
-from gbsite import docs, examples, record
+from gbsite.docs import files as docs
+from gbsite.examples import annotations as examples
+from gbsite.examples import record
 
 INTERNAL = """
 ```yaml gb-status
@@ -338,7 +340,9 @@ def test_thin_pages_and_repeated_paragraphs_are_listed(project: Project) -> None
 def test_unraised_is_judged_on_the_type_the_id_reported_in_that_release(tmp_path: Path) -> None:
     """GB0272's history keeps a wording it never reported in a release, which GB0276 uses now:
     finding that wording in torch says nothing about GB0272."""
-    from gbsite import config, coverage, registry
+    from gbsite import config
+    from gbsite.examples import coverage
+    from gbsite.registry import store as registry
 
     reg = registry.load(config.load(REPO).registry_dir)
     entry = reg.entries["GB0272"]

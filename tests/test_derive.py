@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import REPO
-from gbsite import derive, registry
-from gbsite.model import Registry
+from gbsite.registry import derive
+from gbsite.registry import store as registry
+from gbsite.registry.model import Registry
 
 
 @pytest.fixture(scope="module")

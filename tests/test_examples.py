@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, fake_torch, line_of, page
-from gbsite import docs, examples, record, runner
+from gbsite.docs import files as docs
+from gbsite.examples import annotations as examples
+from gbsite.examples import record, runner
 
 
 @pytest.fixture(scope="module")

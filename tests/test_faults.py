@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, make_project, page, upstream
-from gbsite.docs import END_MARKER
+from gbsite.docs.files import END_MARKER
 
 TIME_LIMIT = 60.0  # seconds any one command may take, on a loaded two-core machine
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import RELEASES, REPO, Project, item, upstream
-from gbsite import registry
-from gbsite.importer import WHEEL_MEMBER
+from gbsite.registry import store as registry
+from gbsite.registry.importer import WHEEL_MEMBER
 
 
 @pytest.fixture(scope="module")

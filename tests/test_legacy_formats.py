@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, Project
-from gbsite import docs
+from gbsite.docs import files as docs
 
 FIXTURES = sorted(p for p in (DATA / "legacy").glob("*.md") if p.name != "README.md")
 MARKER_ERRORS = {

@@ -13,8 +13,9 @@ import pytest
 
 import lookup_shapes
 from conftest import DATA, REPO, Project
-from gbsite import registry, search
-from gbsite.views import entry_views
+from gbsite.registry import store as registry
+from gbsite.registry.views import entry_views
+from gbsite.search import engine as search
 
 LOGS = sorted((DATA / "logs").glob("*.log"))
 
@@ -232,7 +233,7 @@ def test_every_graph_break_type_is_found_in_each_shape(
 def test_lookup_reads_the_built_index_while_it_is_fresh(project: Project) -> None:
     """The CLI ranks the built site's index (contributed text included) while it is newer
     than every registry and docs file; after an edit it reads the registry."""
-    from gbsite import docs
+    from gbsite.docs import files as docs
 
     doc = project.docs / "gb0029.md"
     doc.write_text(docs.with_block(doc.read_text(), "\nUse a frobnicator instead.\n"))

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, make_project
-from gbsite import docs
+from gbsite.docs import files as docs
 
 pytestmark = pytest.mark.slow
 
@@ -155,7 +155,7 @@ def test_template_and_config_changes_rebuild(server: Server) -> None:
 def test_a_fresh_record_of_examples_reaches_the_preview(server: Server) -> None:
     """`gbsite check --examples` rewrites docs/verified-examples.yaml; the open preview then
     shows which examples are verified without a restart."""
-    from gbsite import record
+    from gbsite.examples import record
 
     path = server.project.root / "docs" / "verified-examples.yaml"
     assert '<span class="verified">2.13.0 breaks</span>' in server.get("gb/gb0003.html")[1]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
-from gbsite import docs
+from gbsite.docs import files as docs
 
 START = docs.START_MARKER
 END = docs.END_MARKER

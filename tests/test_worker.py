@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from gbsite.worker import Tickets, Worker, chunks
+from gbsite.site.worker import Tickets, Worker, chunks
 
 
 def test_parent_and_worker_take_every_ticket_once() -> None:

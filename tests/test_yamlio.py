@@ -7,8 +7,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbsite import registry, yamlio
-from gbsite.model import Entry, Revision, Text
+from gbsite.registry import store as registry
+from gbsite.registry import yamlio
+from gbsite.registry.model import Entry, Revision, Text
 
 # Any Unicode text except what YAML cannot carry at all (surrogates; most C0 controls are
 # escaped by the emitter and must come back unchanged).

@@ -16,7 +16,7 @@ from gbsite import version
 from gbsite.errors import GbsiteError
 
 if TYPE_CHECKING:
-    from gbsite.checking import ExampleCheck
+    from gbsite.examples.checking import ExampleCheck
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -31,7 +31,9 @@ def _config(args: argparse.Namespace) -> config_mod.Config:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from gbsite import fetch, importer, registry, transaction
+    from gbsite.fs import transaction
+    from gbsite.registry import fetch, importer
+    from gbsite.registry import store as registry
 
     cfg = _config(args)
     limits = fetch.Limits(
@@ -65,8 +67,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_export_json(args: argparse.Namespace) -> int:
-    from gbsite import importer, registry
-    from gbsite.fsutil import write_atomic
+    from gbsite.fs.files import write_atomic
+    from gbsite.registry import importer
+    from gbsite.registry import store as registry
 
     cfg = _config(args)
     text = importer.dumps_upstream(registry.load(cfg.registry_dir))
@@ -80,7 +83,9 @@ def cmd_export_json(args: argparse.Namespace) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from gbsite import registry, sync, transaction
+    from gbsite.docs import sync
+    from gbsite.fs import transaction
+    from gbsite.registry import store as registry
 
     cfg = _config(args)
     with transaction.writing(cfg.docs_dir, "sync"):
@@ -102,7 +107,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     import json
 
-    from gbsite import checking, registry, sync
+    from gbsite.docs import sync
+    from gbsite.examples import checking
+    from gbsite.registry import store as registry
 
     cfg = _config(args)
     if args.examples:
@@ -142,7 +149,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     import json
 
-    from gbsite import checking, examples, registry, torchenv
+    from gbsite.examples import annotations as examples
+    from gbsite.examples import checking, torchenv
+    from gbsite.registry import store as registry
 
     quiet = args.format == "json"
     if args.torch and args.python:
@@ -197,7 +206,7 @@ def check_examples(args: argparse.Namespace, cfg: config_mod.Config) -> int:
 
 
 def _example_summary(args: argparse.Namespace, cfg: config_mod.Config, check: ExampleCheck) -> None:
-    from gbsite import checking
+    from gbsite.examples import checking
 
     for problem in check.problems:
         if args.format == "github":
@@ -220,7 +229,8 @@ def _example_summary(args: argparse.Namespace, cfg: config_mod.Config, check: Ex
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from gbsite import checking, registry
+    from gbsite.examples import checking
+    from gbsite.registry import store as registry
 
     cfg = _config(args)
     report = checking.coverage_of(cfg, registry.load(cfg.registry_dir), args.release)
@@ -236,7 +246,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from gbsite import build
+    from gbsite.site import build
 
     cfg = _config(args)
     report = build.build(cfg, args.out, skip_unchanged=not args.force, parallel=True)
@@ -260,7 +270,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_lookup(args: argparse.Namespace) -> int:
     import json
 
-    from gbsite import search
+    from gbsite.search import engine as search
 
     cfg = _config(args)
     limit = int(args.max_bytes * 1024 * 1024)
@@ -295,8 +305,8 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         return search.load_index(index, sources) or []
 
     if entries is None:
-        from gbsite import registry
-        from gbsite.views import entry_views
+        from gbsite.registry import store as registry
+        from gbsite.registry.views import entry_views
 
         reg = registry.load(cfg.registry_dir)
         entries = search.entries_for(reg, entry_views(reg), {})

@@ -27,9 +27,10 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
-from gbsite import build, config
+from gbsite import config
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
+from gbsite.site import build
 
 DEBOUNCE = 0.025  # seconds of quiet after the last change before rebuilding (editors save in
 # a few ms, often as write-to-temp and rename: one save, several events)

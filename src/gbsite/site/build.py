@@ -4,7 +4,7 @@
                  inputs, stop. Then a forked worker starts rendering the contributor blocks
                  (Markdown to sanitized HTML, blocks.py) from those bytes
     load         registry/ and the docs of docs/gb/, validated
-    model        what every page shows, as dataclasses (site.py)
+    model        what every page shows, as dataclasses (content.py)
     templates    every template compiled
     others       every page that needs no blocks (index, dashboard, search index, ...) rendered
                  and written into a new folder beside the site (output.py), while the worker
@@ -32,24 +32,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gbsite import blocks, fingerprint, output
-from gbsite.blocks import RenderedBlocks
 from gbsite.config import Config
+from gbsite.docs import blocks
+from gbsite.docs.blocks import RenderedBlocks
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import input_files
-from gbsite.lock import locked
-from gbsite.worker import Tickets, Worker, can_fork, cancelled_on_error, chunks
+from gbsite.fs.files import input_files
+from gbsite.fs.lock import locked
+from gbsite.site import fingerprint, output
+from gbsite.site.worker import Tickets, Worker, can_fork, cancelled_on_error, chunks
 
 if TYPE_CHECKING:
     import jinja2
     from markupsafe import Markup
 
-    from gbsite.docs import Doc
-    from gbsite.fsutil import ReadBytes
-    from gbsite.model import Registry
-    from gbsite.search import SearchEntry
-    from gbsite.site import EntryPage, Examples, SiteModel
-    from gbsite.views import EntryView
+    from gbsite.docs.files import Doc
+    from gbsite.fs.files import ReadBytes
+    from gbsite.registry.model import Registry
+    from gbsite.registry.views import EntryView
+    from gbsite.search.engine import SearchEntry
+    from gbsite.site.content import EntryPage, Examples, SiteModel
 
 ASSETS = "assets"
 
@@ -110,8 +111,8 @@ class Inputs:
 def read_examples(cfg: Config, registry: Registry, docs: dict[str, Doc]) -> Examples:
     """Every page's annotated blocks and status block (a malformed one stops the build, with
     its file and line), and the record of verified blocks."""
-    from gbsite import coverage, record
-    from gbsite.site import Examples
+    from gbsite.examples import coverage, record
+    from gbsite.site.content import Examples
 
     runs = record.read(cfg.verified_file)
     pages = coverage.read_pages(docs, registry.entries)
@@ -120,7 +121,7 @@ def read_examples(cfg: Config, registry: Registry, docs: dict[str, Doc]) -> Exam
 
 
 def read_doc(path: Path, read: ReadBytes = Path.read_bytes) -> Doc:
-    from gbsite.docs import read as read_docs_file
+    from gbsite.docs.files import read as read_docs_file
 
     return read_docs_file(path, outside=False, read=read)  # the site needs only the block
 
@@ -131,7 +132,7 @@ def registry_ids(cfg: Config) -> list[str]:
     Known before the registry is loaded, so the blocks can be rendered meanwhile; when a file
     turns out to be invalid, loading the registry fails and the blocks are not used.
     """
-    from gbsite import registry
+    from gbsite.registry import store as registry
 
     files, _ = registry.entry_files(cfg.registry_dir / registry.ENTRIES_DIR)
     return [gb_id for gb_id, _ in files]
@@ -140,7 +141,7 @@ def registry_ids(cfg: Config) -> list[str]:
 def load_docs(
     cfg: Config, snapshot: fingerprint.ReadInputs, known_ids: Iterable[str], report: BuildReport
 ) -> dict[str, Doc]:
-    from gbsite.docs import scan
+    from gbsite.docs.files import scan
 
     known = set(known_ids)
     files, unexpected = scan(cfg.docs_dir)
@@ -178,7 +179,8 @@ class Renderer:
     """Templates -> bytes. One per build: it holds the Jinja environment and the stylesheet."""
 
     def __init__(self, cfg: Config) -> None:
-        from gbsite import site, templating
+        from gbsite.site import content as site
+        from gbsite.site import templating
 
         self.cfg = cfg
         self.blocks = blocks.RenderedBlocks({}, "")  # set before rendering (blocks.py)
@@ -214,7 +216,7 @@ class Renderer:
 
     def entries(self, model: SiteModel, pages: Iterable[EntryPage]) -> dict[str, bytes]:
         """Each entry's page, and its JSON beside it (gb/gbXXXX.json)."""
-        from gbsite import site
+        from gbsite.site import content as site
 
         out = {}
         for p in pages:
@@ -231,7 +233,7 @@ class Renderer:
 
     def info_dependent(self, model: SiteModel) -> dict[str, bytes]:
         """The files that change when a contributor block does, besides its own page."""
-        from gbsite import site
+        from gbsite.site import content as site
 
         return {
             "index.html": self.page(model, "index.html", "index.html.j2", model=model),
@@ -245,7 +247,7 @@ class Renderer:
     def others(self, model: SiteModel) -> dict[str, bytes]:
         """Every file but the entry pages, the stylesheet and the 404 page that carries it: the
         files that do not depend on the rendered blocks. By path relative to the site root."""
-        from gbsite import site
+        from gbsite.site import content as site
 
         out = self.info_dependent(model)
         out["releases/index.html"] = self.page(
@@ -269,7 +271,7 @@ class Renderer:
         """The stylesheet (self.css), and the 404 page that carries it inline."""
         from markupsafe import Markup
 
-        from gbsite import site
+        from gbsite.site import content as site
 
         return {
             f"{ASSETS}/style.css": self.css.encode("utf-8"),
@@ -307,7 +309,7 @@ def minify_css(css: str) -> str:
 
 
 def search_entries(model: SiteModel) -> list[SearchEntry]:
-    from gbsite import search
+    from gbsite.search import engine as search
 
     info_text = {
         p.view.id: search.plain_markdown(p.info_block) for p in model.entries if p.info_block
@@ -316,7 +318,7 @@ def search_entries(model: SiteModel) -> list[SearchEntry]:
 
 
 def search_index(model: SiteModel) -> str:
-    from gbsite import search
+    from gbsite.search import engine as search
 
     entries = search_entries(model)
     return search.index_js(entries, [c.key for c in model.categories], model.registry.labels)
@@ -440,7 +442,7 @@ class Builder:
     def _prepare(
         self, snapshot: fingerprint.ReadInputs, report: BuildReport
     ) -> tuple[Inputs, SiteModel, Renderer]:
-        from gbsite import registry
+        from gbsite.registry import store as registry
 
         with report.phase("load"):
             reg = registry.load(self.cfg.registry_dir, read=snapshot.read)
@@ -455,7 +457,7 @@ class Builder:
 
     def docs_changed(self, paths: Iterable[Path]) -> BuildReport:
         """Rebuild after edits to docs files only; needs a previous build()."""
-        from gbsite.docs import DOC_NAME
+        from gbsite.docs.files import DOC_NAME
 
         if self.inputs is None or self.model is None or self.renderer is None:
             raise RuntimeError("docs_changed() rebuilds after a build(); there was none")
@@ -474,8 +476,8 @@ class Builder:
                     docs.pop(gb_id, None)
                 changed.add(gb_id)
         with report.phase("model"):
-            from gbsite import coverage
-            from gbsite.site import Examples
+            from gbsite.examples import coverage
+            from gbsite.site.content import Examples
 
             # Only the edited pages are read again: the others' examples have not changed.
             old = self.inputs.examples
@@ -510,15 +512,15 @@ class Builder:
         return report
 
     def _model(self, inputs: Inputs, views: list[EntryView] | None = None) -> SiteModel:
-        from gbsite import site
-        from gbsite.views import entry_views
+        from gbsite.registry.views import entry_views
+        from gbsite.site import content as site
 
         views = views if views is not None else entry_views(inputs.registry)
         return site.model(self.cfg, inputs.registry, views, inputs.docs, inputs.examples)
 
     def _write(self, files: dict[str, bytes]) -> int:
         """Write changed files in place, each atomically (serve's incremental rebuilds)."""
-        from gbsite.fsutil import write_if_changed
+        from gbsite.fs.files import write_if_changed
 
         with locked(self.out_dir.parent, "build"):
             return sum(write_if_changed(self.out_dir / rel, data) for rel, data in files.items())

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import ReadBytes, check_input, decode_utf8
-from gbsite.model import Entry, Text
+from gbsite.fs.files import ReadBytes, check_input, decode_utf8
+from gbsite.registry.model import Entry, Text
 
 START_MARKER = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
 END_MARKER = "<!-- ADDITIONAL INFORMATION END -->"

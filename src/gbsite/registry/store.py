@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gbsite import yamlio
+from gbsite.registry import yamlio
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import ReadBytes, check_input, decode_utf8, write_if_changed
-from gbsite.model import GB_ID, Category, Entry, Registry, Revision, Source, Text
+from gbsite.fs.files import ReadBytes, check_input, decode_utf8, write_if_changed
+from gbsite.registry.model import GB_ID, Category, Entry, Registry, Revision, Source, Text
 
 SOURCES_FILE = "sources.yaml"
 CATEGORIES_FILE = "categories.yaml"

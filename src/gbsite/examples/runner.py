@@ -1,6 +1,6 @@
 """Running annotated examples: every block in a process of its own, `jobs` at a time.
 
-Where the platform can fork (Linux, macOS), one fork server (example_driver.py --serve) imports
+Where the platform can fork (Linux, macOS), one fork server (driver.py --serve) imports
 torch once and warms Dynamo up, then forks a child per run: a block costs a fork, not a fresh
 `import torch` (~2.5 s). Elsewhere, or with `fresh=True`, each run is a fresh interpreter. Both
 give a run the same isolation: its own process, folder, output files, Dynamo state and random
@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from gbsite import examples
 from gbsite.errors import GbsiteError
-from gbsite.examples import Block, Outcome, Result, judge
+from gbsite.examples import annotations as examples
+from gbsite.examples.annotations import Block, Outcome, Result, judge
 
-DRIVER = Path(__file__).with_name("example_driver.py")
+DRIVER = Path(__file__).with_name("driver.py")
 QUIET_ENV = ("TORCH_LOGS", "TORCHDYNAMO_VERBOSE", "TORCH_COMPILE_DEBUG", "TORCHDYNAMO_DISABLE")
 
 
@@ -126,7 +126,7 @@ def can_fork() -> bool:
 
 
 class ForkServer:
-    """example_driver.py --serve under `python`: jobs in on its stdin, ends out on its stdout."""
+    """driver.py --serve under `python`: jobs in on its stdin, ends out on its stdout."""
 
     def __init__(self, python: str, timeout: float) -> None:
         self.timeout = timeout

@@ -11,9 +11,9 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from gbsite import plaintext
+from gbsite.docs import plaintext
 from gbsite.errors import GbsiteError
-from gbsite.fsutil import input_files
+from gbsite.fs.files import input_files
 
 
 def environment(templates_dir: Path, *, html: bool) -> jinja2.Environment:

@@ -23,7 +23,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.anchors.index import slugify
 from mdit_py_plugins.gfm import gfm_plugin
 
-from gbsite.highlight import highlight_code
+from gbsite.docs.highlight import highlight_code
 
 _MENTION = re.compile(r"\bGB([0-9]{4})\b")
 _EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)

@@ -11,12 +11,14 @@ from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gbsite import coverage, docs, examples, runner
-from gbsite import record as rec
 from gbsite.config import Config
-from gbsite.coverage import Page, PageCoverage
+from gbsite.docs import files as docs
 from gbsite.errors import GbsiteError, Problem, display_path
-from gbsite.model import Entry, Registry
+from gbsite.examples import annotations as examples
+from gbsite.examples import coverage, runner
+from gbsite.examples import record as rec
+from gbsite.examples.coverage import Page, PageCoverage
+from gbsite.registry.model import Entry, Registry
 
 
 def page_problems(pages: dict[str, docs.Doc], known: Container[str]) -> list[Problem]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gbsite.config import Config
-from gbsite.fsutil import input_files
+from gbsite.fs.files import input_files
 
 MARKER = ".gbsite-output"
 _HEADER = "written by gbsite build; this folder is replaced on every build\n"
@@ -54,7 +54,7 @@ def inputs(cfg: Config) -> ReadInputs:
     ]
     files = {path: path.read_bytes() for path in sources}
     # Our own code counts too, but not the bytecode Python caches next to it.
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # all of gbsite, not only site/
     code = {path: path.read_bytes() if path.suffix != ".pyc" else b"" for path in _files(package)}
     # Paths are hashed relative to the package and the project: a project moved or cloned
     # elsewhere, with its site, is still up to date, and the marker says nothing of where it is.

@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # `gbsite lookup` imports this module: it imports only what a lookup needs
-    from gbsite.model import Registry
-    from gbsite.views import EntryView
+    from gbsite.registry.model import Registry
+    from gbsite.registry.views import EntryView
 
 # glog-style prefix PyTorch's logging puts before every line of a log record.
 _LOG_PREFIX = re.compile(r"[VIWEDC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] (?:\[[^\]\n]*\] ?)*")
@@ -130,7 +130,7 @@ class Match(NamedTuple):
 def entries_for(
     registry: Registry, views: Sequence[EntryView], info_text: dict[str, str]
 ) -> list[SearchEntry]:
-    from gbsite.derive import Classifier
+    from gbsite.registry.derive import Classifier
 
     classifier = Classifier(registry.categories)
     out = []
@@ -311,7 +311,7 @@ def _could_match(text: str, target: str) -> bool:
 
 def _usable(value: str) -> bool:
     """Texts we can match: not empty, not a bare run-time expression like `msg`."""
-    from gbsite.derive import is_runtime_text  # here: _could_match lets few texts this far
+    from gbsite.registry.derive import is_runtime_text  # here: _could_match lets few texts this far
 
     value = value.strip()
     return bool(value) and not is_runtime_text(value) and bool(_PLACEHOLDER.sub("", value).strip())

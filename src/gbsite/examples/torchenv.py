@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
-from gbsite.examples import torch_info
-from gbsite.record import release_of
+from gbsite.examples.annotations import torch_info
+from gbsite.examples.record import release_of
 
 PACKAGES = ("numpy",)  # what the examples import besides torch
 PARTIAL = ".partial-"

@@ -29,12 +29,12 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gbsite import record as runs
-from gbsite.docs import Doc
+from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
-from gbsite.examples import NEEDS_HELP, Block, blocks_of, scan, valid_needs
-from gbsite.model import GB_ID, Entry, Registry
-from gbsite.record import Record
+from gbsite.examples import record as runs
+from gbsite.examples.annotations import NEEDS_HELP, Block, blocks_of, scan, valid_needs
+from gbsite.examples.record import Record
+from gbsite.registry.model import GB_ID, Entry, Registry
 
 STATES = ("verified", "fixed", "environment", "internal", "unraised", "none")
 # What each state means to a reader: a title and a sentence, for the dashboard.

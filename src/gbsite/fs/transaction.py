@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from gbsite.lock import locked
+from gbsite.fs.lock import locked
 
 _KINDS = ("new", "ready", "old")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gbsite.model import Category, Entry, Text
+from gbsite.registry.model import Category, Entry, Text
 
 
 class Classifier:

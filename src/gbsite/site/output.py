@@ -18,8 +18,8 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
-from gbsite.fingerprint import MARKER
-from gbsite.transaction import exchange
+from gbsite.fs.transaction import exchange
+from gbsite.site.fingerprint import MARKER
 
 _PARTS = ".parts"  # inside the new site, removed before the swap
 

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gbsite import record
-from gbsite.docs import Doc
+from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
+from gbsite.examples import record
 
 KINDS = ("gb-repro", "gb-fix")
 _OPTION = re.compile(r"(compile|backend|needs|eager|fullgraph)=([A-Za-z_][\w.:-]*)")
@@ -135,7 +135,7 @@ class Block:
 class Outcome:
     """What one run of a program left: the driver's report and what the program printed."""
 
-    data: dict[str, Any]  # example_driver.execute's result; {} when the process failed
+    data: dict[str, Any]  # driver.execute's result; {} when the process failed
     stdout: str
     stderr: str
     failure: str = ""  # set when the process itself failed (timeout, crash)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gbsite.derive import Classifier, Defect, defects_of, is_runtime_text, is_source_text
-from gbsite.model import Category, Entry, Registry, Text
+from gbsite.registry.derive import Classifier, Defect, defects_of, is_runtime_text, is_source_text
+from gbsite.registry.model import Category, Entry, Registry, Text
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
 """Runs annotated examples. Standard library and torch only: it runs under whatever Python has
 torch, which need not have gbsite installed. Two modes:
 
-    python example_driver.py PROGRAM RESULT NAME BACKEND MODE
+    python driver.py PROGRAM RESULT NAME BACKEND MODE
         runs one program in this fresh interpreter (the portable way, and the fallback)
-    python example_driver.py --serve
+    python driver.py --serve
         a fork server (Linux, macOS): imports torch once, warms Dynamo up, then reads one job
         per line on stdin (JSON) and runs each in a forked child of its own, so a block costs a
         fork instead of a fresh `import torch`; one line per finished job goes to stdout

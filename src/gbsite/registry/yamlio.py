@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from gbsite.errors import GbsiteError
-from gbsite.fsutil import decode_utf8
+from gbsite.fs.files import decode_utf8
 
 KeyPath = Sequence[str | int]
 

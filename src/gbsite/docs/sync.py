@@ -7,12 +7,13 @@ from pathlib import Path
 
 import jinja2
 
-from gbsite import docs, templating
+from gbsite.docs import files as docs
+from gbsite.site import templating
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fsutil import write_atomic
-from gbsite.model import Registry
-from gbsite.views import EntryView, entry_views
+from gbsite.fs.files import write_atomic
+from gbsite.registry.model import Registry
+from gbsite.registry.views import EntryView, entry_views
 
 DOC_TEMPLATE = "doc.md.j2"
 
@@ -122,7 +123,7 @@ def apply(docs_dir: Path, result: Plan) -> list[Path]:
     """Write the plan's files: into a copy of `docs_dir` that is then swapped in whole, so an
     interrupted sync leaves every file as it was or every file new (transaction.py). Call it
     inside transaction.writing(docs_dir)."""
-    from gbsite import transaction
+    from gbsite.fs import transaction
 
     changed = {}
     for path, text in result.writes.items():

@@ -24,9 +24,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gbsite import yamlio
 from gbsite.errors import GbsiteError
-from gbsite.fsutil import write_if_changed
+from gbsite.fs.files import write_if_changed
+from gbsite.registry import yamlio
 
 # What a block did with one release's torch.
 BREAKS = "breaks"  # a gb-repro broke (or, with fullgraph=false, logged a break) with its id

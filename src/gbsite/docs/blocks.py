@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gbsite import record
-from gbsite.record import Record
+from gbsite.examples import record
+from gbsite.examples.record import Record
 
 if TYPE_CHECKING:
-    from gbsite.markdown import Fence
+    from gbsite.docs.markdown import Fence
 
 
 # Section ids of an entry page (entry.html.j2); contributor headings are kept clear of them.
@@ -49,7 +49,7 @@ class ExampleCaptions:
     def __call__(self, fence: Fence, gb_id: str) -> str | None:
         from html import escape
 
-        from gbsite import examples
+        from gbsite.examples import annotations as examples
 
         if "gb-status" in fence.info.split():
             return (
@@ -115,7 +115,7 @@ def stylesheet_rules(pages: dict[str, RenderedBlock]) -> str:
     classes = {cls for block in pages.values() for cls in block.classes}
     if not classes:
         return ""
-    from gbsite.highlight import highlight_css
+    from gbsite.docs.highlight import highlight_css
 
     return highlight_css(classes)
 
@@ -130,8 +130,8 @@ def render(
     runs = record.read(verified_file)  # read even when unused: a broken record is an error
     if not sources:
         return RenderedBlocks({}, "")  # nothing written yet: no need for the Markdown stack
-    from gbsite.highlight import used_classes
-    from gbsite.markdown import ContributorMarkdown
+    from gbsite.docs.highlight import used_classes
+    from gbsite.docs.markdown import ContributorMarkdown
 
     markdown = ContributorMarkdown(
         known_ids=known_ids,

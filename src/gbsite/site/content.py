@@ -10,15 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gbsite import coverage
-from gbsite.charts import BarChart, bar_chart
 from gbsite.config import Config
-from gbsite.coverage import Page, PageCoverage
-from gbsite.derive import DEFECTS, Defect
-from gbsite.docs import Doc
-from gbsite.model import Category, Entry, Registry, Revision, Text
-from gbsite.record import Record
-from gbsite.views import EntryView
+from gbsite.docs.files import Doc
+from gbsite.examples import coverage
+from gbsite.examples.coverage import Page, PageCoverage
+from gbsite.examples.record import Record
+from gbsite.registry.derive import DEFECTS, Defect
+from gbsite.registry.model import Category, Entry, Registry, Revision, Text
+from gbsite.registry.views import EntryView
+from gbsite.site.charts import BarChart, bar_chart
 
 
 def release_slug(label: str) -> str:
@@ -360,7 +360,7 @@ def badge(
             "See the example",
         )
     if d is not None and d.status == "environment" and d.needs:
-        from gbsite.examples import needs_label
+        from gbsite.examples.annotations import needs_label
 
         return Badge(
             "environment",

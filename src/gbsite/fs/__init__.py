@@ -1,0 +1,1 @@
+"""Files and folders written safely: atomic writes, locks, whole-folder swaps."""
