@@ -2,7 +2,8 @@
 
     python benchmarks/lookup.py [--runs N]
 
-Builds the site first if it is not up to date (lookup reads the built search index), runs one
+Copies the project (registry, docs, templates, gbsite.toml) into a temporary folder and builds it
+there (lookup reads the built search index; the checkout's own site/ is left alone), runs one
 lookup of each kind once with bytecode caching on (as an installed gbsite has its .pyc files),
 then times N runs of each, interleaved: the same interpreter with `-c pass`, and `gbsite lookup`
 of a short log, an exception header line, a Reason line and some words. Prints the median wall
@@ -14,9 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,8 +48,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    gbsite = [sys.executable, "-m", "gbsite", "--root", str(ROOT)]
-    subprocess.run([*gbsite, "build"], env=env, check=True, capture_output=True)
+    project = Path(tempfile.mkdtemp(prefix="gbsite-lookup-"))
+    try:
+        for name in ("registry", "docs", "templates"):
+            shutil.copytree(ROOT / name, project / name)
+        shutil.copy(ROOT / "gbsite.toml", project / "gbsite.toml")
+        gbsite = [sys.executable, "-m", "gbsite", "--root", str(project)]
+        subprocess.run([*gbsite, "build"], env=env, check=True, capture_output=True)
+        run(gbsite, env, args.runs)
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+
+
+def run(gbsite: list[str], env: dict[str, str], runs: int) -> None:
     cases: dict[str, tuple[list[str], str | None]] = {
         "python -c pass": ([sys.executable, "-c", "pass"], None),
         "lookup multi.log (4 breaks)": ([*gbsite, "lookup", str(LOG)], None),
@@ -61,14 +75,14 @@ def main() -> None:
         subprocess.run(command, input=stdin, text=True, env=env, check=False, capture_output=True)
     walls: dict[str, list[float]] = {name: [] for name in cases}
     cpus: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(args.runs):
+    for _ in range(runs):
         for name, (command, stdin) in cases.items():
             wall, cpu = timed(command, stdin, env)
             walls[name].append(wall)
             cpus[name].append(cpu)
     base_wall = statistics.median(walls["python -c pass"])
     base_cpu = statistics.median(cpus["python -c pass"])
-    print(f"{args.runs} runs each, interleaved; {sys.executable}")
+    print(f"{runs} runs each, interleaved; {sys.executable}")
     print(f"{'':34} {'wall (median)':>14} {'x pass':>7} {'cpu (median)':>13} {'x pass':>7}")
     for name in cases:
         wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
