@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gbsite.registry import fetch
 from gbsite.errors import GbsiteError, Problem
+from gbsite.registry import fetch
 from gbsite.registry.model import GB_ID, Entry, Registry, Revision, Source, Text
-from gbsite.registry.store import LABEL
+from gbsite.registry.validate import LABEL
 
 WHEEL_MEMBER = "torch/_dynamo/graph_break_registry.json"
 UPSTREAM_KEYS = ("Gb_type", "Context", "Explanation", "Hints")

@@ -1,4 +1,11 @@
-"""The registry as plain data: what `registry/` stores, nothing derived."""
+"""The registry as plain data: what `registry/` stores and where, nothing derived.
+
+Layout (documented in registry/README.md, with JSON Schemas in registry/schema/):
+
+    registry/sources.yaml      the imported snapshots, oldest first
+    registry/categories.yaml   categories and the canned hint texts that identify them
+    registry/gb/GB0000.yaml    one file per id: lifecycle and every text it ever had
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,11 @@ from dataclasses import dataclass, field
 
 # An id is also a file name and a URL path segment, so nothing else may pass.
 GB_ID = re.compile(r"GB[0-9]{4}")
+
+SOURCES_FILE = "sources.yaml"
+CATEGORIES_FILE = "categories.yaml"
+ENTRIES_DIR = "gb"
+ENTRY_FILE = re.compile(r"(GB[0-9]{4})\.yaml")
 
 
 @dataclass(frozen=True, slots=True)
