@@ -27,7 +27,7 @@ _PRE = {"a": 0, "b": 1, "rc": 2}
 
 
 @dataclass(frozen=True, slots=True)
-class Snapshot:
+class UpstreamSnapshot:
     """A parsed upstream registry file: id -> texts, newest first."""
 
     origin: str  # what the user gave us, for messages
@@ -55,7 +55,7 @@ def _label_from_name(name: str) -> str | None:
     return match.group(1) if match else None
 
 
-def read_source(source: str, limits: fetch.Limits | None = None) -> Snapshot:
+def read_source(source: str, limits: fetch.Limits | None = None) -> UpstreamSnapshot:
     """Read a registry JSON file (optionally gzipped), an http(s) URL of one, or a PyTorch wheel,
     within `limits` (fetch.py).
 
@@ -82,7 +82,7 @@ def read_source(source: str, limits: fetch.Limits | None = None) -> Snapshot:
     elif len(data) > limits.expanded:
         raise GbsiteError.at(where, None, "larger than --max-json; is it a registry?")
     texts = parse_registry_json(where, data)
-    return Snapshot(source, _label_from_name(name), hashlib.sha256(data).hexdigest(), texts)
+    return UpstreamSnapshot(source, _label_from_name(name), hashlib.sha256(data).hexdigest(), texts)
 
 
 def _read_file(path: Path, limits: fetch.Limits) -> bytes:
@@ -242,7 +242,9 @@ def _dated_key(label: str) -> tuple[int, ...] | None:
     return tuple(int(part) for part in match.group(1).split("-")) if match else None
 
 
-def merge(registry: Registry, snapshot: Snapshot, label: str) -> tuple[Registry, ImportResult]:
+def merge(
+    registry: Registry, snapshot: UpstreamSnapshot, label: str
+) -> tuple[Registry, ImportResult]:
     """Return the registry with `snapshot` imported as release `label`, and what changed."""
     labels = registry.labels
     previous = labels[-1] if labels else None
@@ -298,7 +300,7 @@ def _merge_entry(old: Entry, texts: list[Text], label: str, last_present: str | 
 
 
 def import_snapshot(
-    registry: Registry, snapshot: Snapshot, label: str | None
+    registry: Registry, snapshot: UpstreamSnapshot, label: str | None
 ) -> tuple[Registry, ImportResult]:
     label = label or snapshot.label
     if label is None:
