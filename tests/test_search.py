@@ -15,18 +15,20 @@ import lookup_shapes
 from conftest import DATA, REPO, Project
 from gbsite.registry import store as registry
 from gbsite.registry.views import entry_views
-from gbsite.search import engine as search
+from gbsite.search import index, logs
+from gbsite.search.engine import lookup
+from gbsite.search.model import Match, SearchEntry
 
 LOGS = sorted((DATA / "logs").glob("*.log"))
 
 
 @pytest.fixture(scope="module")
-def entries() -> list[search.SearchEntry]:
+def entries() -> list[SearchEntry]:
     reg = registry.load(REPO / "registry")
-    return search.entries_for(reg, entry_views(reg), {})
+    return index.entries_for(reg, entry_views(reg), {})
 
 
-def ids(matches: list[search.Match]) -> list[str]:
+def ids(matches: list[Match]) -> list[str]:
     return [m.entry.id for m in matches]
 
 
@@ -40,39 +42,39 @@ def test_at_least_five_different_real_graph_breaks() -> None:
 
 
 @pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
-def test_real_log_finds_its_entries_first(entries: list[search.SearchEntry], log: Path) -> None:
+def test_real_log_finds_its_entries_first(entries: list[SearchEntry], log: Path) -> None:
     text = log.read_text()
     expected = linked_ids(text)
-    assert ids(search.lookup(text, entries)) == expected
+    assert ids(lookup(text, entries)) == expected
 
 
 @pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
-def test_real_log_without_its_links(entries: list[search.SearchEntry], log: Path) -> None:
+def test_real_log_without_its_links(entries: list[SearchEntry], log: Path) -> None:
     """Older PyTorch printed no link: the type, explanation and hints must identify the break."""
     text = log.read_text()
     stripped = re.sub(r"https?://\S+", "", text)
-    assert ids(search.lookup(stripped, entries)) == linked_ids(text)
+    assert ids(lookup(stripped, entries)) == linked_ids(text)
 
 
 @pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
-def test_real_log_pasted_into_a_one_line_box(entries: list[search.SearchEntry], log: Path) -> None:
+def test_real_log_pasted_into_a_one_line_box(entries: list[SearchEntry], log: Path) -> None:
     """An <input> drops line breaks; the parser keys on PyTorch's markers, not on lines."""
     text = log.read_text()
     flat = re.sub(r"\s+", " ", re.sub(r"https?://\S+", "", text))
-    assert ids(search.lookup(flat, entries)) == linked_ids(text)
+    assert ids(lookup(flat, entries)) == linked_ids(text)
 
 
-def test_log_with_several_breaks_lists_all_in_order(entries: list[search.SearchEntry]) -> None:
+def test_log_with_several_breaks_lists_all_in_order(entries: list[SearchEntry]) -> None:
     text = (DATA / "logs" / "multi.log").read_text()
-    assert ids(search.lookup(text, entries)) == ["GB0291", "GB0059", "GB0170", "GB0109"]
+    assert ids(lookup(text, entries)) == ["GB0291", "GB0059", "GB0170", "GB0109"]
 
 
 def test_log_of_an_older_release_matches_its_earlier_wording(
-    entries: list[search.SearchEntry],
+    entries: list[SearchEntry],
 ) -> None:
     # torch 2.13.0 printed GB0291's 2.11-2.13 wording, replaced in 2.14.0.
     text = re.sub(r"https?://\S+", "", (DATA / "logs" / "logger-info.log").read_text())
-    [match] = search.lookup(text, entries)
+    [match] = lookup(text, entries)
     assert match.entry.id == "GB0291"
     assert "earlier wording: 2.11.0 to 2.13.0" in match.why
 
@@ -90,8 +92,8 @@ def test_log_of_an_older_release_matches_its_earlier_wording(
         "Call to `torch._dynamo.graph_break()`",
     ],
 )
-def test_ways_to_name_gb0025(entries: list[search.SearchEntry], query: str) -> None:
-    assert ids(search.lookup(query, entries))[0] == "GB0025"
+def test_ways_to_name_gb0025(entries: list[SearchEntry], query: str) -> None:
+    assert ids(lookup(query, entries))[0] == "GB0025"
 
 
 @pytest.mark.parametrize(
@@ -106,20 +108,20 @@ def test_ways_to_name_gb0025(entries: list[search.SearchEntry], query: str) -> N
         ("how do i fix a generator", "GB0003"),
     ],
 )
-def test_words(entries: list[search.SearchEntry], query: str, first: str) -> None:
-    assert ids(search.lookup(query, entries))[0] == first
+def test_words(entries: list[SearchEntry], query: str, first: str) -> None:
+    assert ids(lookup(query, entries))[0] == first
 
 
-def test_unknown_things_find_nothing(entries: list[search.SearchEntry]) -> None:
-    assert search.lookup("GB9999", entries) == []
-    assert search.lookup("zzqx qqzz", entries) == []
+def test_unknown_things_find_nothing(entries: list[SearchEntry]) -> None:
+    assert lookup("GB9999", entries) == []
+    assert lookup("zzqx qqzz", entries) == []
     no_link = (DATA / "logs" / "fullgraph-no-link-item-branch.log").read_text()
     assert linked_ids(no_link) == []
 
 
-def test_contributor_text_is_searched(entries: list[search.SearchEntry]) -> None:
+def test_contributor_text_is_searched(entries: list[SearchEntry]) -> None:
     extra = [
-        search.SearchEntry(
+        SearchEntry(
             e.id,
             e.slug,
             e.removed,
@@ -131,7 +133,7 @@ def test_contributor_text_is_searched(entries: list[search.SearchEntry]) -> None
         )
         for e in entries
     ]
-    assert ids(search.lookup("frobnicator", extra)) == ["GB0029"]
+    assert ids(lookup("frobnicator", extra)) == ["GB0029"]
 
 
 def test_search_index_script(project: Project) -> None:
@@ -144,11 +146,11 @@ def test_search_index_script(project: Project) -> None:
     gb60 = next(row for row in data["entries"] if row[0] == "GB0060")
     assert gb60[1] == "2.14.0"  # removed in
     assert len(data["info"]) == 593  # contributed text, apart and last
-    assert list(data) == ["categories", "releases", "entries", "info"]
-    entries = search.parse_index_js(script)
+    assert list(data) == ["rules", "categories", "releases", "entries", "info"]
+    entries = index.parse_index_js(script)
     assert [e.id for e in entries][:2] == ["GB0000", "GB0001"]
     assert next(e for e in entries if e.id == "GB0060").removed == "2.14.0"
-    light = search.parse_index_js(script, info=False)
+    light = index.parse_index_js(script, info=False)
     assert [e._replace(info="") for e in entries] == light
     # Canned hints are left out (the categories carry them), keeping the index small.
     assert "It may be possible to write Dynamo tracing rules" not in script
@@ -194,9 +196,9 @@ def test_lookup_words_and_nothing_found(project: Project) -> None:
     ids=[f"{shape}-{n}" for n, (shape, _, _) in enumerate(lookup_shapes.CASES)],
 )
 def test_log_shapes_without_an_explanation(
-    entries: list[search.SearchEntry], shape: str, text: str, expected: str
+    entries: list[SearchEntry], shape: str, text: str, expected: str
 ) -> None:
-    assert ids(search.lookup(text, entries))[:1] == [expected]
+    assert ids(lookup(text, entries))[:1] == [expected]
 
 
 SHAPES = {
@@ -212,7 +214,7 @@ SHAPES = {
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_every_graph_break_type_is_found_in_each_shape(
-    entries: list[search.SearchEntry], shape: str
+    entries: list[SearchEntry], shape: str
 ) -> None:
     """A third of the current types (every third one), each alone in the shape: the first
     result has that type (some types belong to several ids)."""
@@ -222,9 +224,9 @@ def test_every_graph_break_type_is_found_in_each_shape(
             by_type.setdefault(e.texts[0].gb_type, set()).add(e.id)
     missed = []
     for gb_type, gb_ids in sorted(by_type.items())[::3]:
-        if "{" in gb_type or not search._usable(gb_type):
+        if "{" in gb_type or not logs.usable(gb_type):
             continue
-        found = ids(search.lookup(SHAPES[shape].format(gb_type), entries))
+        found = ids(lookup(SHAPES[shape].format(gb_type), entries))
         if found[:1] != sorted(gb_ids)[:1] and not set(found[:1]) <= gb_ids:
             missed.append((gb_type, sorted(gb_ids), found[:2]))
     assert missed == []

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gbsite.config import Config
 from gbsite.errors import GbsiteError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from gbsite.config import Config
+    from gbsite.search.model import SearchEntry
 
 
 def lookup(cfg: Config, args: argparse.Namespace) -> int:
     import json
 
-    from gbsite.search import engine as search
+    from gbsite.search import engine, index
 
     limit = int(args.max_bytes * 1024 * 1024)
     if args.words:
@@ -37,24 +42,24 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     query = data.decode("utf-8", errors="replace")
     # The built site's index, as the browser has it; else (not built, or older than the
     # registry or docs) the registry, without the contributed text the index also holds.
-    index = cfg.output_dir / "assets" / "search-index.js"
+    built = cfg.output_dir / "assets" / "search-index.js"
     sources = [cfg.registry_dir, cfg.docs_dir]
     # A log needs no contributed text (with_info reads it if the log turns out to match nothing).
-    log = search.looks_like_log(query)
-    entries = search.load_index(index, sources, info=not log)
+    log = engine.looks_like_log(query)
+    entries = index.load_index(built, sources, info=not log)
 
-    def with_info() -> list[search.SearchEntry]:
-        return search.load_index(index, sources) or []
+    def with_info() -> list[SearchEntry]:
+        return index.load_index(built, sources) or []
 
     if entries is None:
         from gbsite.registry import store as registry
         from gbsite.registry.views import entry_views
 
         reg = registry.load(cfg.registry_dir)
-        entries = search.entries_for(reg, entry_views(reg), {})
-        matches = search.lookup(query, entries)[: args.limit]
+        entries = index.entries_for(reg, entry_views(reg), {})
+        matches = engine.lookup(query, entries)[: args.limit]
     else:
-        matches = search.lookup(query, entries, with_info if log else None)[: args.limit]
+        matches = engine.lookup(query, entries, with_info if log else None)[: args.limit]
     if args.json:
         print(
             json.dumps(

@@ -1,0 +1,199 @@
+"""The search index: what `gbsite build` writes into `assets/search-index.js`, and reading it back.
+
+The index holds every entry's search texts, the contributed text of its page (plain, apart and
+last), and the rules of search.rules, so that templates/assets/search.js ranks with the weights
+`gbsite lookup` uses. `gbsite lookup` reads the built index while it is newer than the registry
+and docs (`load_index`): the command line and the browser rank the same data, and a lookup
+costs one JSON parse rather than loading the registry.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gbsite.search import rules
+from gbsite.search.model import SearchEntry, SearchText
+
+if TYPE_CHECKING:  # `gbsite lookup` imports this module: it imports only what a lookup needs
+    from gbsite.registry.model import Registry
+    from gbsite.registry.views import EntryView
+
+# Explanations the registry records only by a variable's name, as torch words them at run time
+# (torch/_dynamo/variables/functions.py, SkipFunctionVariable.call_function, torch 2.13-2.15).
+RUNTIME_TEXTS: dict[str, tuple[str, ...]] = {
+    "GB0007": (
+        "Dynamo does not know how to trace the builtin `{module_name}.{qualname}.` This function "
+        "is either a Python builtin (e.g. _warnings.warn) or a third-party C/C++ Python extension "
+        "(perhaps created with pybind).",
+        "Dynamo does not know how to trace the Python builtin `{module_name}.{qualname}`.",
+        "Dynamo cannot trace optree C/C++ function {module_name}.{qualname}.",
+        "Dynamo developers have intentionally marked that the function `{qualname}` in file "
+        "`{path}` should not be traced.",
+    ),
+}
+RUNTIME_PERIOD = "the wording torch prints at run time"
+
+
+def entries_for(
+    registry: Registry, views: Sequence[EntryView], info_text: dict[str, str]
+) -> list[SearchEntry]:
+    from gbsite.registry.derive import Classifier
+
+    classifier = Classifier(registry.categories)
+    out = []
+    for view in views:
+        texts = [view.current, *view.earlier]
+        search_texts = [
+            SearchText(
+                t.text.gb_type,
+                t.text.explanation,
+                t.text.context,
+                tuple(h for h in t.text.hints if not classifier.is_canned(h)),
+                "" if i == 0 else f"earlier wording: {t.period}",
+            )
+            for i, t in enumerate(texts)
+        ]
+        current = search_texts[0]
+        search_texts += [
+            SearchText(current.gb_type, wording, current.context, current.hints, RUNTIME_PERIOD)
+            for wording in RUNTIME_TEXTS.get(view.id, ())
+        ]
+        out.append(
+            SearchEntry(
+                id=view.id,
+                slug=view.slug,
+                removed=view.entry.removed,
+                categories=tuple(c.key for c in view.categories),
+                added=view.entry.added,
+                has_info=bool(info_text.get(view.id)),
+                texts=tuple(search_texts),
+                info=info_text.get(view.id, ""),
+            )
+        )
+    return out
+
+
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*$", re.M)
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_TAG = re.compile(r"<[^>]+>")
+_MARKUP = re.compile(r"[*`#>|~]+")
+_SPACE = re.compile(r"\s+")
+
+
+def plain_markdown(source: str, limit: int = 4000) -> str:
+    """Contributor Markdown as words to search: markup, link targets and HTML tags out; text,
+    headings and code kept (people search for the API they used). Underscores stay: they are
+    part of names like register_hook."""
+    import html
+
+    text = _FENCE_LINE.sub(" ", source)
+    text = _LINK.sub(r"\1", text)
+    text = _MARKUP.sub(" ", _TAG.sub(" ", text))
+    return _SPACE.sub(" ", html.unescape(text)).strip()[:limit]
+
+
+def index_js(
+    entries: Iterable[SearchEntry], categories: Sequence[str], releases: Sequence[str]
+) -> str:
+    """`assets/search-index.js`: a script, not JSON, so that it loads from file:// too."""
+    release_index = {label: i for i, label in enumerate(releases)}
+    category_bit = {key: 1 << i for i, key in enumerate(categories)}
+    entries = list(entries)
+    rows = [
+        [
+            e.id,
+            e.removed or 0,
+            sum(category_bit[c] for c in e.categories),
+            release_index[e.added],
+            1 if e.has_info else 0,
+            [[t.gb_type, t.explanation, t.context, list(t.hints), t.period] for t in e.texts],
+        ]
+        for e in entries
+    ]
+    # The contributed text last and apart: `gbsite lookup` of a log never parses it.
+    data = {
+        "rules": rules.as_json(),
+        "categories": list(categories),
+        "releases": list(releases),
+        "entries": rows,
+        "info": [e.info for e in entries],
+    }
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"{_INDEX_START}{payload};\n"
+
+
+_INDEX_START = "window.GBSITE_SEARCH="
+# The last key: found from the end, as the strings of its list cannot hold it (their quotes
+# would be escaped) while the rules before it can.
+_INFO_KEY = b',"info":'
+
+
+def parse_index_js(text: str, *, info: bool = True) -> list[SearchEntry]:
+    """The entries of `assets/search-index.js`, as index_js wrote them; without `info`, their
+    contributed text is left unparsed (and empty)."""
+    return _parse_index(text.encode("utf-8"), info)
+
+
+def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
+    # Thousands of small objects, none of them in a cycle: the cyclic collector would walk
+    # them over and over while they are made (three quarters of the time), so it waits.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        start, cut = len(_INDEX_START), raw.rindex(_INFO_KEY)
+        data = json.loads(raw[start:cut] + b"}")
+        infos = json.loads(raw[cut + len(_INFO_KEY) : raw.rindex(b"}")]) if info else None
+        categories, releases = data["categories"], data["releases"]
+        return [
+            SearchEntry(
+                id=row[0],
+                slug=row[0].lower(),
+                removed=row[1] or None,
+                categories=tuple(c for i, c in enumerate(categories) if row[2] & (1 << i)),
+                added=releases[row[3]],
+                has_info=bool(row[4]),
+                texts=tuple(SearchText(t[0], t[1], t[2], tuple(t[3]), t[4]) for t in row[5]),
+                info=infos[n] if infos else "",
+            )
+            for n, row in enumerate(data["entries"])
+        ]
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def load_index(
+    index: Path, sources: Iterable[Path], *, info: bool = True
+) -> list[SearchEntry] | None:
+    """The built site's search index, or None when it is missing or older than a file or folder
+    under `sources` (the registry and the docs). Older means: its status-change time (a build
+    writes the file or links it anew, which sets it) is before their newest modification.
+    Read as bytes: without `info`, most of the file (the contributed text) is never decoded."""
+    try:
+        built = index.stat().st_ctime_ns
+    except OSError:
+        return None
+    if any(_newest_mtime(source) > built for source in sources):
+        return None
+    return _parse_index(index.read_bytes(), info)
+
+
+def _newest_mtime(folder: Path) -> int:
+    newest = 0
+    try:
+        newest = folder.stat().st_mtime_ns
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    newest = max(newest, _newest_mtime(Path(entry.path)))
+                else:
+                    newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
+    except OSError:
+        pass
+    return newest

@@ -1,0 +1,35 @@
+"""What search ranks: an entry's wordings as the search index holds them, and a match."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+# Named tuples, not dataclasses: `gbsite lookup` makes ~1,300 of them from the index on every
+# call (a frozen dataclass takes several times as long to construct, and importing dataclasses
+# alone costs a few milliseconds).
+class SearchText(NamedTuple):
+    """One wording of an entry, as the search needs it."""
+
+    gb_type: str
+    explanation: str
+    context: str
+    hints: tuple[str, ...]  # raw upstream hints without canned ones (categories cover those)
+    period: str  # "" for the current text; "earlier wording: 2.8.0 to 2.13.0"; RUNTIME_PERIOD
+
+
+class SearchEntry(NamedTuple):
+    id: str
+    slug: str
+    removed: str | None  # the release it was removed in
+    categories: tuple[str, ...]
+    added: str
+    has_info: bool
+    texts: tuple[SearchText, ...]  # current first
+    info: str  # contributor text, plain
+
+
+class Match(NamedTuple):
+    entry: SearchEntry
+    score: float
+    why: str

@@ -1,0 +1,125 @@
+"""The rules search ranks by, in one place: patterns, weights, scores, stop words and limits.
+
+`gbsite lookup` ranks with them here, and `index_js` writes them into the site's search index
+(`as_json`), which templates/assets/search.js reads instead of keeping its own copy: the command
+line and the browser cannot drift apart. The patterns therefore use only syntax that Python's `re`
+and JavaScript's RegExp read alike; flags are given in JavaScript's letters ("i", "m").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+WORD_CHARS = "a-z0-9_"  # what a word is made of, in a lower-case text
+
+# name: (source, flags)
+PATTERNS: dict[str, tuple[str, str]] = {
+    # The glog-style prefix PyTorch's logging puts before every line of a log record.
+    "log_prefix": (r"[VIWEDC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] (?:\[[^\]\n]*\] ?)*", ""),
+    "url_id": (r"gb/gb(\d{4})\.html?", "i"),
+    "id_query": (r"^\s*(?:gb\s*-?\s*)?(\d{4})\s*$", "i"),
+    "placeholder": (r"\{[^{}]*\}", ""),
+    # Where the parts of a graph break's message start (MARKS names those the parser keys on).
+    "markers": (
+        r"Graph Break Reason:|Explanation:|Hint:|Developer debug context:|For more details about "
+        r"this graph break|Graph break in user code at|Graph break \(user stack suppressed[^)]*\) "
+        r"in user code at|User code traceback:|from user code:|Set TORCHDYNAMO_VERBOSE",
+        "",
+    ),
+    "word": (f"[{WORD_CHARS}]+", ""),
+    # The first line of an uncaught Dynamo exception: its message is the graph-break type.
+    "exception_header": (
+        r"^[ \t]*(?:[\w.]+\.)?(?:Unsupported|TorchRuntimeError|UserError|InternalTorchDynamoError)"
+        r"[ \t]*:[ \t]*(\S.*)$",
+        "m",
+    ),
+    # A Python warning Dynamo prints (warn_once) with the explanation and hints of a break.
+    "user_warning": (r"UserWarning: (.+)((?:\n(?![ \t]*torch\._dynamo\.utils)[^\n]*)*)", ""),
+    # A registry text that is only an expression worked out at run time (`str(e)`, `msg`):
+    # it matches no log. The shape registry/derive.py's is_runtime_text flags (a test holds
+    # the two to the same verdict on every registry text).
+    "runtime_expression": (r"^[A-Za-z_][\w.]*(\(.*\))?$", ""),
+}
+
+# What the log parser looks for among the markers.
+MARKS = {
+    "reason": "Graph Break Reason:",
+    "explanation": "Explanation:",
+    "hint": "Hint:",
+    "context": "Developer debug context:",
+    "link": "For more details",  # the start of the marker before a page's URL
+}
+# A query with one of these (or a page URL, or an exception header) is read as a log first.
+LOG_SIGNS = ("Explanation:", "UserWarning:")
+LOG_SIGNS_ANY_CASE = ("graph break",)
+
+# A log record against a registry text: points per part that matches.
+LOG_SCORES = {
+    "type": 100.0,
+    "explanation": 60.0,
+    "context": 20.0,
+    "hint": 5.0,  # per hint
+    "hint_min_chars": 12,  # shorter hints match too much to count
+    "current": 1.0,  # the current text wins a tie with an earlier one
+    "removed": 0.5,  # subtracted for a removed entry
+    "threshold": 60.0,  # at least the type, or the explanation
+    "link": 1000.0,  # a page URL or id names the entry outright
+}
+
+# Words against an entry's fields: a word counts the weight of the best field it is in.
+WEIGHTS = {
+    "type": 6.0,
+    "old_type": 4.0,
+    "explanation": 3.0,
+    "hints": 2.0,
+    "context": 1.5,
+    "info": 1.5,
+}
+WORD_SCORES = {
+    "prefix": 0.6,  # of the weight, for the last word as the start of a word (as you type)
+    "inside": 0.3,  # of the weight, for a word inside another word
+    "inside_min_chars": 3,
+    "phrase_min_chars": 8,  # the whole query as a phrase, when at least this long, adds:
+    "phrase_type": 20.0,  # in the type, plus as much again times the share of the type typed
+    "phrase_explanation": 10.0,  # in an explanation
+    "removed": 0.5,  # subtracted for a removed entry
+}
+# Words that say nothing about which graph break is meant.
+STOP_WORDS = frozenset(  # one string keeps the list short
+    "a an and are at be by can do does error errors fix for from get got how i in is it my of "  # noqa: SIM905
+    "on or the this to with why what when".split()
+)
+LIMITS = {
+    "max_words": 64,  # distinct words of a query that are scored; the rest are ignored
+    "field_chars": 4000,  # of a log record's explanation, hints or context that are matched
+    "before_chars": 500,  # of the text before `Explanation:`; the type is at its end
+}
+
+_FLAGS = {"i": re.I, "m": re.M}
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def pattern(name: str) -> re.Pattern[str]:
+    """PATTERNS[name], compiled on first use: a lookup compiles only those it needs."""
+    found = _compiled.get(name)
+    if found is None:
+        source, flags = PATTERNS[name]
+        found = _compiled[name] = re.compile(source, sum(_FLAGS[f] for f in flags))
+    return found
+
+
+def as_json() -> dict[str, Any]:
+    """The rules as the browser reads them from the search index."""
+    return {
+        "patterns": {name: list(p) for name, p in PATTERNS.items()},
+        "wordChars": WORD_CHARS,
+        "marks": MARKS,
+        "logSigns": list(LOG_SIGNS),
+        "logSignsAnyCase": list(LOG_SIGNS_ANY_CASE),
+        "logScores": LOG_SCORES,
+        "weights": WEIGHTS,
+        "wordScores": WORD_SCORES,
+        "stopWords": sorted(STOP_WORDS),
+        "limits": LIMITS,
+    }

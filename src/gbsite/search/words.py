@@ -1,0 +1,104 @@
+"""Ranking entries by the words of a query: every word must occur in the entry (the last one may
+be a prefix, as you type); a word in the type weighs most, then explanation, hints, context and
+contributed text (search.rules.WEIGHTS). templates/assets/search.js ranks the same way."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from gbsite.search.model import Match, SearchEntry
+from gbsite.search.rules import LIMITS, STOP_WORDS, WEIGHTS, WORD_CHARS, WORD_SCORES, pattern
+
+
+def query_words(query: str) -> list[str]:
+    words = pattern("word").findall(query.lower())
+    meaningful = [w for w in words if w not in STOP_WORDS]
+    return meaningful or words
+
+
+def _words_of(text: str) -> str:
+    return " ".join(pattern("word").findall(text.lower()))
+
+
+def _fields(entry: SearchEntry) -> list[tuple[float, str]]:
+    """(weight, lower-case text) of each field of the entry that has text."""
+    out = []
+    for n, t in enumerate(entry.texts):
+        out += [
+            (WEIGHTS["type" if n == 0 else "old_type"], t.gb_type),
+            (WEIGHTS["explanation"], t.explanation),
+            (WEIGHTS["context"], t.context),
+            (WEIGHTS["hints"], " ".join(t.hints)),
+        ]
+    out.append((WEIGHTS["info"], entry.info))
+    return [(weight, value.lower()) for weight, value in out if value]
+
+
+class _Word:
+    """A query word and how it can occur in a field: as a whole word, as the start of one (the
+    last word, as you type) or inside one. Searching for the word where it stands alone is
+    what a field's set of words would tell, without splitting every long field into words."""
+
+    __slots__ = ("inside", "prefix", "text", "whole")
+
+    def __init__(self, text: str, last: bool) -> None:
+        start = rf"(?<![{WORD_CHARS}]){re.escape(text)}"
+        self.text = text
+        self.whole = re.compile(rf"{start}(?![{WORD_CHARS}])")
+        self.prefix = re.compile(start) if last else None
+        self.inside = len(text) >= WORD_SCORES["inside_min_chars"]
+
+    def score(self, fields: Sequence[tuple[float, str]]) -> float:
+        best = 0.0
+        for weight, value in fields:
+            if self.text not in value or weight <= best:
+                continue
+            if self.whole.search(value):
+                best = weight
+            elif self.prefix and self.prefix.search(value):
+                best = max(best, weight * WORD_SCORES["prefix"])
+            elif self.inside:
+                best = max(best, weight * WORD_SCORES["inside"])
+        return best
+
+
+def lookup_words(query: str, entries: Sequence[SearchEntry]) -> list[Match]:
+    """Entries with every word; if none has them all, those with at least half of them."""
+    # Each distinct word once, and at most max_words of them: a whole log with no graph break
+    # in it has tens of thousands, and scoring each against every entry took minutes.
+    texts = list(dict.fromkeys(query_words(query)))[: LIMITS["max_words"]]
+    if not texts:
+        return []
+    words = [_Word(w, i == len(texts) - 1) for i, w in enumerate(texts)]
+    phrase = _words_of(query)  # "data dependent" finds "Data-dependent"
+    phrase_counts = len(phrase) >= WORD_SCORES["phrase_min_chars"]
+    scored: list[tuple[int, Match]] = []
+    for entry in entries:
+        fields = _fields(entry)
+        if not any(w.text in value for _, value in fields for w in words):
+            continue
+        scores = [w.score(fields) for w in words]
+        matched = sum(1 for x in scores if x)
+        if not matched:
+            continue
+        total = sum(scores)
+        if phrase_counts:
+            type_words = _words_of(entry.texts[0].gb_type)
+            if phrase in type_words:
+                # The more of the type you typed, the closer (this order of operations in
+                # search.js too: the same float, the same ties).
+                bonus = WORD_SCORES["phrase_type"]
+                total += bonus + bonus * len(phrase) / len(type_words)
+            elif any(phrase in _words_of(t.explanation) for t in entry.texts):
+                total += WORD_SCORES["phrase_explanation"]
+        if entry.removed:
+            total -= WORD_SCORES["removed"]
+        why = "matches your words" if matched == len(words) else "matches some of your words"
+        scored.append((matched, Match(entry, total, why)))
+    complete = [m for n, m in scored if n == len(words)]
+    if not complete:
+        half = (len(words) + 1) // 2
+        complete = [m for n, m in scored if n >= max(half, 1)]
+    complete.sort(key=lambda m: (-m.score, m.entry.id))
+    return complete
