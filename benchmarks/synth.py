@@ -81,6 +81,7 @@ def make(count: int, out: Path, texts_per_id: int = 1, info_every: int = 17) -> 
     registry.save(reg, out / "registry")
     cfg = config.load(out)
     plan = sync.plan(cfg, registry.load(cfg.registry_dir))
+    cfg.docs_dir.parent.mkdir(parents=True, exist_ok=True)  # sync stages beside docs/gb/
     sync.apply(cfg.docs_dir, plan)
     for i in range(0, count, info_every):
         path = cfg.docs_dir / f"gb{i:04d}.md"
