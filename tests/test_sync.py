@@ -27,41 +27,6 @@ def block_of(path: Path) -> str:
     return docs.read(path).block
 
 
-def legacy_page(
-    gb_id: str,
-    gb_type: str,
-    context: str,
-    explanation: str,
-    hints: list[str],
-    manual: str,
-    front_matter: bool = True,
-) -> str:
-    """A page exactly as the previous site's generator wrote it (Jekyll, markers)."""
-    hint_lines = "\n".join(f"- {h}" for h in hints) if hints else "*No hints provided.*"
-    fm = "---\nlayout: default\n---\n" if front_matter else ""
-    return (
-        f"{fm}# {gb_id}\n\n## Graph-Break Type\n*Short name describing what triggered the graph "
-        f"break*\n\n{gb_type}\n\n## Context\n*Values or code snippet captured at the break point*"
-        f"\n\n{context}\n\n## Explanation\n*Explanation of why the graph break was triggered*\n\n"
-        f"{explanation}\n\n## Hints\n*Hints on how to resolve the graph break*\n\n{hint_lines}\n\n"
-        f"\n## Additional Information\n\n{START}\n{manual}\n{END}\n\n\n"
-        f"[Click here to add Additional Info](https://github.com/meta-pytorch/compile-graph-break-"
-        f"site/edit/main/docs/gb/{gb_id.lower()}.md)\n\n[Back to Registry](../index.html)\n"
-    )
-
-
-GB0029 = dict(
-    gb_id="GB0029",
-    gb_type="Compilation of intermediate hooks requires compiled autograd",
-    context="var_getattr {self} {name}",
-    explanation="Dynamo must be in compiled_autograd to register hooks.",
-    hints=[
-        "Consider using torch.autograd.Function with a custom backward() method instead of "
-        "register_hook()."
-    ],
-)
-
-
 @pytest.fixture
 def synced(project: Project) -> Project:
     """The repository's project, synced (it already is: the docs are committed)."""
@@ -297,92 +262,55 @@ def test_check_cannot_run_on_a_broken_registry(synced: Project) -> None:
     assert "GB0025.yaml" in result.err
 
 
-# ---- files of the previous site -------------------------------------------------------------
+# ---- files not in the format sync writes ---------------------------------------------------
 
 
-def test_adopts_previous_site_file_with_front_matter(synced: Project) -> None:
-    manual = (
-        "### Why This Happens\n\nHooks on intermediates need compiled autograd.\n\n"
-        "```python\ny.register_hook(fn)\n```"
-    )
+def test_file_without_markers_is_refused_at_its_first_line(synced: Project) -> None:
+    # The previous site's oldest form: the notes under a heading, no markers around them.
     path = doc(synced, "GB0029")
-    path.write_text(legacy_page(**GB0029, manual=manual))
-    check = synced.run("check")
-    assert check.code == 1
-    assert "in the previous site's format; run `gbsite sync` to convert it" in check.out
-    result = synced.run("sync")
-    assert result.code == 0, result.err
-    assert "1 converted" in result.out
-    assert block_of(path) == f"\n{manual}\n"
-    text = path.read_text()
-    assert not text.startswith("---")
-    assert text.startswith("<!-- gbsite: generated from registry/gb/GB0029.yaml")
-    assert synced.run("check").code == 0
-
-
-def test_adopts_previous_site_file_rendered_from_an_older_text(synced: Project) -> None:
-    # GB0001 as the old site rendered it from the 2.8.0 text ("regione").
-    path = doc(synced, "GB0001")
     path.write_text(
-        legacy_page(
-            "GB0001",
-            "Argument of `as_subclass` must be a non-dispatcher-style tensor subclass",
-            "{self}.as_subclass({cls})",
-            "Currently not supported",
-            [
-                "Avoid this call or move it outside `torch.compile` regione",
-                "It may be possible to write Dynamo tracing rules for this code. Please report an "
-                "issue to PyTorch if you encounter this graph break often and it is causing "
-                "performance issues.",
-            ],
-            manual="A note.",
-            front_matter=False,
-        )
+        "# GB0029\n\n## Additional Information\n\nMy note.\n\n[Back to Registry](../index.html)\n"
     )
-    assert synced.run("sync").code == 0
-    assert block_of(path) == "\nA note.\n"
-
-
-def test_refuses_previous_site_file_with_text_outside_block(synced: Project) -> None:
-    page = legacy_page(**GB0029, manual="Inside.")
-    page = page.replace(
-        "instead of register_hook().\n",
-        "instead of register_hook().\n- Or call the hook after compile.\n",
-    )
-    path = doc(synced, "GB0029")
-    path.write_text(page)
     before = synced.snapshot()
     result = synced.run("sync")
     assert result.code == 2
-    line = page.split("\n").index("- Or call the hook after compile.") + 1
-    assert (
-        f"gb0029.md:{line}: text outside the ADDITIONAL INFORMATION block that the registry "
-        "does not explain: '- Or call the hook after compile.'" in result.err
-    )
+    assert "Traceback" not in result.err
+    [line] = result.err.strip().splitlines()
+    assert line.startswith(f"{path}:1: no ADDITIONAL INFORMATION markers")
+    assert f"put the lines {START} and {END} around your text" in line
+    assert synced.snapshot() == before
+    check = synced.run("check")
+    assert check.code == 1
+    assert "gb0029.md:1: no ADDITIONAL INFORMATION markers" in check.out
+
+
+def test_front_matter_of_the_previous_site_is_text_outside_the_block(synced: Project) -> None:
+    path = doc(synced, "GB0029")
+    text = path.read_text().split("\n", 1)[1]  # without gbsite's header line
+    path.write_text("---\nlayout: default\n---\n" + text)
+    before = synced.snapshot()
+    result = synced.run("sync")
+    assert result.code == 2
+    assert f"{path}:1: text added outside the ADDITIONAL INFORMATION block: '---'" in result.err
     assert synced.snapshot() == before
 
 
-def test_adopts_oldest_form_without_markers(synced: Project) -> None:
-    page = legacy_page(**GB0029, manual="")
-    head = page.split("\n## Additional Information")[0]
-    page = (
-        head + "\n## Additional Information\n\nMy old note, before markers existed.\n\n"
-        "Second paragraph.\n\n[Back to Registry](../index.html)\n"
-    )
+def test_a_lost_header_line_is_written_again(synced: Project) -> None:
     path = doc(synced, "GB0029")
-    path.write_text(page)
+    set_block(path, "\nKept.\n")
+    text = path.read_text()
+    path.write_text(text.split("\n", 1)[1])
+    assert "gb0029.md: out of date with the registry" in synced.run("check").out
     result = synced.run("sync")
     assert result.code == 0, result.err
-    assert block_of(path) == "\nMy old note, before markers existed.\n\nSecond paragraph.\n"
-    assert synced.run("check").code == 0
+    assert "1 written" in result.out
+    assert path.read_text() == text
 
 
 def test_marker_with_other_text_after_start(synced: Project) -> None:
-    page = legacy_page(**GB0029, manual="Kept.").replace(
-        START, "<!-- ADDITIONAL INFORMATION START -->"
-    )
     path = doc(synced, "GB0029")
-    path.write_text(page)
+    set_block(path, "\nKept.\n")
+    path.write_text(path.read_text().replace(START, "<!-- additional information start -->"))
     assert synced.run("sync").code == 0
     assert block_of(path) == "\nKept.\n"
     assert START in path.read_text()

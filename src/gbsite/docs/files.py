@@ -2,14 +2,9 @@
 
 A file has three parts: what comes before the START marker, the block (kept byte for byte), and
 what comes after the END marker. Everything outside the block is regenerated from the registry,
-so sync must never overwrite text a person wrote there. Two cases:
-
-* Files gbsite wrote carry a checksum of their generated part in their first line. If the part
-  still matches it, regenerating loses nothing; if not, someone edited it and we refuse.
-* Files of the previous site (Jekyll front matter, same markers, or an older form without
-  markers) have no checksum. Every line outside their block must be one the old generator could
-  have written for this id from some text the registry has for it; any other line was written by
-  a person, and we refuse.
+so sync must never overwrite text a person wrote there. The first line carries a checksum of the
+generated part: if the part still matches it, regenerating loses nothing; if not, someone edited
+it, and sync refuses unless the part is already what it would write.
 """
 
 from __future__ import annotations
@@ -24,13 +19,13 @@ from pathlib import Path
 
 from gbsite.errors import GbsiteError, Problem
 from gbsite.fs.files import ReadBytes, check_input, decode_utf8
-from gbsite.registry.model import Entry, Text
 
 START_MARKER = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
 END_MARKER = "<!-- ADDITIONAL INFORMATION END -->"
 EMPTY_BLOCK = "\n\n"  # one empty line between the markers, ready to type into
 
-# Both marker forms of the previous site are accepted: any text after START, any case/spacing.
+# Matched in any case and spacing, with any text after START, so that a doubled or mistyped
+# marker is reported rather than taken for text of the block.
 _START = re.compile(r"<!--[ \t]*ADDITIONAL[ \t]+INFORMATION[ \t]+START\b.*?-->", re.I | re.S)
 _END = re.compile(r"<!--[ \t]*ADDITIONAL[ \t]+INFORMATION[ \t]+END\b.*?-->", re.I | re.S)
 _HEADER = re.compile(r"<!-- gbsite: .*\bchecksum ([0-9a-f]{12}) -->")
@@ -52,10 +47,9 @@ class Doc:
     path: Path
     text: str
     block: str  # exact text between the markers ("" if the file has none)
-    block_lines: tuple[int, int]  # lines of the START and END markers (0, 0 without markers)
+    block_lines: tuple[int, int]  # lines of the START and END markers
     outside: tuple[Line, ...]  # non-blank lines outside the block, checksum header excluded
-    checksum: str | None  # recorded by gbsite in the first line, None for other files
-    form: str  # "gbsite", "markers" (previous site), "heading" (oldest form), "bare"
+    checksum: str | None  # recorded by gbsite in the first line; None if that line is gone
 
     @property
     def has_content(self) -> bool:
@@ -101,15 +95,6 @@ def checksum_of(lines: Iterable[Line]) -> str:
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:12]
 
 
-# The oldest files have no markers: their hand-written text sits under "## Additional
-# Information" and ends at the "[Back to Registry]" link.
-_AI_HEADING = re.compile(r"^##[ \t]+Additional Information[ \t]*\r?$", re.M)
-_BACK_LINK = re.compile(r"^\[Back to Registry\]", re.M)
-_CLICK_LINK = re.compile(
-    r"^\[(?:Click here to add Additional Info|Edit this page on GitHub)\]\(.*\)[ \t]*\r?$", re.M
-)
-
-
 def parse(path: Path, text: str, *, outside: bool = True) -> Doc:
     """Split a docs file into its parts; marker errors raise with the line to fix.
 
@@ -141,71 +126,37 @@ def parse(path: Path, text: str, *, outside: bool = True) -> Doc:
             f"ADDITIONAL INFORMATION END marker without a START marker; add the line "
             f"{START_MARKER} before your text",
         )
-
-    checksum = None
-    skip_first = False
-    first_line = text.split("\n", 1)[0]
-    if match := _HEADER.fullmatch(first_line.rstrip()):
-        checksum = match.group(1)
-        skip_first = True
-
-    if starts:
-        start, end = starts[0], ends[0]
-        if end.start() < start.end():
-            raise GbsiteError.at(
-                path,
-                _line_no(text, end.start()),
-                f"ADDITIONAL INFORMATION END marker comes before the START marker on line "
-                f"{_line_no(text, start.start())}; put START first",
-            )
-        block = text[start.end() : end.start()]
-        form = "gbsite" if checksum else "markers"
-        block_lines = (_line_no(text, start.start()), _line_no(text, end.start()))
-        outside_lines: list[Line] = []
-        if outside:
-            outside_lines = _lines(text[: start.start()], 1)
-            outside_lines += _lines(text[end.end() :], _line_no(text, end.end()))
-    else:
-        block, outside_lines, block_lines = _legacy_block(text)
-        form = "heading" if block_lines != (0, 0) else "bare"
-    if skip_first:
-        outside_lines = [line for line in outside_lines if line.number != 1]
-    return Doc(path, text, block, block_lines, tuple(outside_lines), checksum, form)
-
-
-def _legacy_block(text: str) -> tuple[str, list[Line], tuple[int, int]]:
-    """The block of a file without markers: the text under "## Additional Information".
-
-    The previous site's generator treated it that way (until "[Back to Registry]"), minus its
-    own "Click here" link. The adopted block keeps those lines exactly, without the blank lines
-    around them.
-    """
-    heading = _AI_HEADING.search(text)
-    if heading is None:
-        return "", _lines(text, 1), (0, 0)
-    body_start = heading.end() + 1 if heading.end() < len(text) else heading.end()
-    back = _BACK_LINK.search(text, body_start)
-    body_end = back.start() if back else len(text)
-    body = text[body_start:body_end]
-    first = _line_no(text, body_start)
-    kept: list[str] = []
-    generated: list[Line] = []
-    for i, raw in enumerate(body.split("\n")):
-        if _CLICK_LINK.fullmatch(raw):
-            generated.append(Line(first + i, raw.rstrip()))
-        else:
-            kept.append(raw)
-    while kept and not kept[0].strip():
-        kept.pop(0)
-    while kept and not kept[-1].strip():
-        kept.pop()
-    block = "\n" + "\n".join(kept) + "\n" if kept else EMPTY_BLOCK
-    outside = (
-        _lines(text[: heading.end()], 1)
-        + generated
-        + (_lines(text[body_end:], _line_no(text, body_end)) if back else [])
+    if not starts:
+        raise GbsiteError.at(
+            path,
+            1,
+            "no ADDITIONAL INFORMATION markers, so the hand-written part cannot be told from the "
+            f"generated one; put the lines {START_MARKER} and {END_MARKER} around your text, or "
+            "delete the file and run `gbsite sync` to write it afresh",
+        )
+    start, end = starts[0], ends[0]
+    if end.start() < start.end():
+        raise GbsiteError.at(
+            path,
+            _line_no(text, end.start()),
+            f"ADDITIONAL INFORMATION END marker comes before the START marker on line "
+            f"{_line_no(text, start.start())}; put START first",
+        )
+    recorded = _HEADER.fullmatch(text.split("\n", 1)[0].rstrip())
+    outside_lines: list[Line] = []
+    if outside:
+        outside_lines = _lines(text[: start.start()], 1)
+        outside_lines += _lines(text[end.end() :], _line_no(text, end.end()))
+        if recorded:  # the checksum does not cover the line that records it
+            outside_lines = [line for line in outside_lines if line.number != 1]
+    return Doc(
+        path,
+        text,
+        text[start.end() : end.start()],
+        (_line_no(text, start.start()), _line_no(text, end.start())),
+        tuple(outside_lines),
+        recorded.group(1) if recorded else None,
     )
-    return block, outside, (_line_no(text, heading.start()), _line_no(text, body_end))
 
 
 def with_block(text: str, block: str) -> str:
@@ -265,51 +216,6 @@ def read(path: Path, *, outside: bool = True, read: ReadBytes = Path.read_bytes)
     return parse(path, decode_utf8(path, data), outside=outside)
 
 
-# ---- what the previous site's generator could have written --------------------------------
-
-_LEGACY_FIXED = {
-    "---",
-    "layout: default",
-    "## Graph-Break Type",
-    "*Short name describing what triggered the graph break*",
-    "## Context",
-    "*Values or code snippet captured at the break point*",
-    "## Explanation",
-    "*Explanation of why the graph break was triggered*",
-    "## Hints",
-    "*Hints on how to resolve the graph break*",
-    # captions of the earlier JavaScript generator
-    "*Why this specific graph break happened*",
-    "*Suggestions for fixing or working around the break*",
-    "## Additional Information",
-    "*No hints provided.*",
-    "*No context provided.*",
-    "*No explanation provided.*",
-    "*No Gb_type provided.*",
-    "[Back to Registry](../index.html)",
-    "[Back to Registry](../index.md)",
-}
-# Footer links of the different generator versions (organisation and wording changed).
-_LEGACY_EDIT_LINK = re.compile(
-    r"\[(?:Click here to add Additional Info|Edit this page on GitHub)\]"
-    r"\(https://github\.com/[\w.-]+/[\w.-]+/edit/[\w./-]+/gb(\d{4})\.md\)"
-)
-
-
-def _legacy_lines(entry: Entry) -> set[str]:
-    """Every line the previous generator could have written for this id, from any of its texts."""
-    texts: list[Text] = [r.text for r in (*entry.history, *entry.replaced)]
-    lines = set(_LEGACY_FIXED) | {f"# {entry.id}"}
-    for text in texts:
-        for value in (text.gb_type, text.context, text.explanation):
-            lines.update(ln.rstrip() for ln in value.split("\n"))
-        for hint in text.hints:
-            hint_lines = f"- {hint}".split("\n")
-            lines.update(ln.rstrip() for ln in hint_lines)
-    lines.discard("")
-    return lines
-
-
 # ---- comparing a file with what it should be ----------------------------------------------
 
 
@@ -343,28 +249,7 @@ def hand_edit_problem(doc: Doc, expected: Doc) -> Problem | None:
 
 def _block_range(doc: Doc) -> str:
     start, end = doc.block_lines
-    return f" (lines {start}-{end})" if start else ""
-
-
-def legacy_problem(doc: Doc, entry: Entry, ours: Doc) -> Problem | None:
-    """First line of a previous-site file that neither generator could have written."""
-    allowed = _legacy_lines(entry) | {line.text for line in ours.outside}
-    for line in doc.outside:
-        if line.text in allowed:
-            continue
-        link = _LEGACY_EDIT_LINK.fullmatch(line.text)
-        if link and link.group(1) == entry.id[2:]:
-            continue
-        return Problem(
-            f"text outside the ADDITIONAL INFORMATION block that the registry does not explain: "
-            f"{line.text!r}. It was probably written by hand, and regenerating the page would "
-            f"lose it; move it between the markers{_block_range(doc)} (or delete it to discard "
-            "it). If it is registry text from a PyTorch version not imported yet, import that "
-            "version first",
-            doc.path,
-            line.number,
-        )
-    return None
+    return f" (lines {start}-{end})"
 
 
 def mentions(doc: Doc) -> list[tuple[str, int]]:

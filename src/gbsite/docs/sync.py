@@ -7,13 +7,13 @@ from pathlib import Path
 
 import jinja2
 
-from gbsite.docs import files as docs
-from gbsite.site import templating
 from gbsite.config import Config
+from gbsite.docs import files as docs
 from gbsite.errors import GbsiteError, Problem
 from gbsite.fs.files import write_atomic
 from gbsite.registry.model import Registry
 from gbsite.registry.views import EntryView, entry_views
+from gbsite.site import templating
 
 DOC_TEMPLATE = "doc.md.j2"
 
@@ -24,7 +24,9 @@ class Plan:
 
     writes: dict[Path, str] = field(default_factory=dict)
     created: set[Path] = field(default_factory=set)
-    adopted: set[Path] = field(default_factory=set)  # previous-site files converted
+    # Always empty: files are no longer converted from the previous site's format. cli.py's
+    # sync summary still counts it; the field goes once that summary stops.
+    adopted: set[Path] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)  # sync refuses to write anything
     orphans: list[Problem] = field(default_factory=list)  # left alone
     mentions: list[Problem] = field(default_factory=list)  # unknown ids inside blocks
@@ -96,17 +98,13 @@ def plan(cfg: Config, registry: Registry) -> Plan:
         if new == doc.text:
             result.unchanged += 1
             continue
-        expected = docs.parse(path, new)
-        if doc.form == "gbsite":
-            problem = None
-            if docs.checksum_of(doc.outside) != doc.checksum:
-                problem = docs.hand_edit_problem(doc, expected)
-        else:
-            problem = docs.legacy_problem(doc, registry.entries[view.id], expected)
-            result.adopted.add(path)
-        if problem is not None:
-            result.problems.append(problem)
-            continue
+        # A generated part that no longer matches its checksum (or lost the line recording it)
+        # may hold a person's text: it must already be what we would write.
+        if docs.checksum_of(doc.outside) != doc.checksum:
+            problem = docs.hand_edit_problem(doc, docs.parse(path, new))
+            if problem is not None:
+                result.problems.append(problem)
+                continue
         result.writes[path] = new
     return result
 
@@ -121,7 +119,7 @@ def remove_stale_temp_files(docs_dir: Path) -> None:
 
 def apply(docs_dir: Path, result: Plan) -> list[Path]:
     """Write the plan's files: into a copy of `docs_dir` that is then swapped in whole, so an
-    interrupted sync leaves every file as it was or every file new (transaction.py). Call it
+    interrupted sync leaves every file as it was or every file new (fs/transaction.py). Call it
     inside transaction.writing(docs_dir)."""
     from gbsite.fs import transaction
 
@@ -149,11 +147,6 @@ def check_problems(cfg: Config, result: Plan) -> list[Problem]:
         rel = path.relative_to(cfg.root).as_posix()
         if path in result.created:
             message = "missing; run `gbsite sync` to create it"
-        elif path in result.adopted:
-            message = (
-                "in the previous site's format; run `gbsite sync` to convert it "
-                "(the Additional Information is kept)"
-            )
         else:
             message = "out of date with the registry; run `gbsite sync` and commit the result"
         problems.append(Problem(message, cfg.root / rel))
