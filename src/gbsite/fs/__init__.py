@@ -1,1 +1,2 @@
-"""Files and folders written safely: atomic writes, locks, whole-folder swaps."""
+"""Files and folders, written and read safely: atomic writes, input checks, locks,
+whole-folder swaps."""

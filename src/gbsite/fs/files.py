@@ -1,4 +1,8 @@
-"""File writes that never leave a half-written file and skip files whose bytes are unchanged."""
+"""Single files, written and read safely.
+
+Writes never leave a half-written file and skip files whose bytes are unchanged; reads take only
+regular files inside the project (check_input) and strict UTF-8 (decode_utf8).
+"""
 
 from __future__ import annotations
 
