@@ -31,16 +31,37 @@ def test_version() -> None:
     assert version() != "0+unknown"  # the package is installed, metadata is found
 
 
-COMMANDS = [
-    "import",
-    "export-json",
-    "sync",
-    "check",
-    "coverage",
-    "build",
-    "serve",
-    "lookup",
-]
+# Every command with every option it takes: the command line's interface, which a change to
+# the parser must not lose.
+COMMANDS = {
+    "import": [
+        "source",
+        "--label LABEL",
+        "-v, --verbose",
+        "--max-download MB",
+        "--download-timeout S",
+        "--max-json MB",
+    ],
+    "export-json": ["-o FILE, --output FILE"],
+    "sync": [],
+    "check": [
+        "--examples",
+        "GBxxxx",
+        "--torch RELEASE",
+        "--python PYTHON",
+        "--accept",
+        "--record",
+        "--jobs JOBS",
+        "--timeout TIMEOUT",
+        "--changed",
+        "--fresh",
+        "--format {text,json,github}",
+    ],
+    "build": ["--out DIR", "--force"],
+    "serve": ["--host HOST", "--port PORT", "--out DIR"],
+    "lookup": ["FILE", "--words WORD [WORD ...]", "--limit LIMIT", "--max-bytes MB", "--json"],
+    "coverage": ["--release RELEASE", "--format {text,json}", "--list", "--min-verified N"],
+}
 
 
 def test_help_lists_every_command() -> None:
@@ -48,13 +69,22 @@ def test_help_lists_every_command() -> None:
     assert result.returncode == 0
     listed = re.findall(r"^    (\S+)", result.stdout.split("positional arguments:")[1], re.M)
     assert sorted(listed) == sorted(COMMANDS)
+    for option in ("--version", "--root DIR", "--traceback"):
+        assert re.search(rf"^  {re.escape(option)}\s", result.stdout, re.M), option
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_command_help(command: str) -> None:
+    """Each command's --help: its usage, what it does, and each option with its help."""
     result = gbsite(command, "--help")
-    assert result.returncode == 0
-    assert f"usage: gbsite {command}" in result.stdout
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith(f"usage: gbsite {command} [-h]")
+    _, description, *sections = result.stdout.split("\n\n")
+    assert len(description.split()) > 10  # a paragraph saying what the command does
+    # An option's row: its name, then its help on the same line or the lines under it.
+    rows = re.findall(r"^  (\S.*?)(?:  +|\n {8,})(\S.*)$", "\n".join(sections), re.M)
+    assert sorted(name for name, _ in rows) == sorted(["-h, --help", *COMMANDS[command]])
+    assert all(len(help.split()) >= 2 for _, help in rows), rows
 
 
 def test_unknown_command_is_a_usage_error() -> None:

@@ -1,0 +1,157 @@
+"""The commands of the registry, docs/gb/ and the site (import, export-json, sync, check,
+build, serve): the parsed arguments in, a summary printed, an exit status out (0 ok, 1 problems
+found). Bad input raises GbsiteError, which the CLI prints. The example commands are in
+examples/command.py, lookup in search/command.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from gbsite.config import Config
+from gbsite.errors import GbsiteError
+from gbsite.fs import transaction
+from gbsite.registry import store as registry
+
+
+def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
+    from gbsite.registry import fetch, importer
+
+    limits = fetch.Limits(
+        download=int(args.max_download * fetch.MB),
+        seconds=args.download_timeout,
+        expanded=int(args.max_json * fetch.MB),
+    )
+    snapshot = importer.read_source(args.source, limits)
+    # All or nothing: the new registry/ is staged beside the old one and swapped in whole.
+    with transaction.writing(cfg.registry_dir, "import"):
+        reg = registry.load(cfg.registry_dir, must_exist=False)
+        new, result = importer.import_snapshot(reg, snapshot, args.label)
+        if result.skipped_reason:
+            print(f"{args.source}: {result.skipped_reason}")
+            return 0
+        with transaction.replacing(cfg.registry_dir) as stage:
+            written = registry.save(new, stage)
+    print(
+        f"imported {result.label}: {len(snapshot.texts)} ids "
+        f"({len(result.added)} new, {len(result.changed)} changed, {len(result.removed)} removed); "
+        f"{len(written)} files written"
+    )
+    for title, ids in (
+        ("new", result.added),
+        ("changed", result.changed),
+        ("removed", result.removed),
+    ):
+        if ids and args.verbose:
+            print(f"  {title}: {' '.join(ids)}")
+    return 0
+
+
+def export_json(cfg: Config, args: argparse.Namespace) -> int:
+    from gbsite.fs.files import write_atomic
+    from gbsite.registry import importer
+
+    text = importer.dumps_upstream(registry.load(cfg.registry_dir))
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    elif Path(args.output).is_dir():
+        raise GbsiteError(f"{args.output}: is a folder; name the file to write (-o FILE)")
+    else:
+        write_atomic(Path(args.output), text.encode("utf-8"))
+    return 0
+
+
+def sync(cfg: Config, args: argparse.Namespace) -> int:
+    from gbsite.docs import sync
+
+    with transaction.writing(cfg.docs_dir, "sync"):
+        reg = registry.load(cfg.registry_dir)
+        result = sync.plan(cfg, reg)
+        for warning in (*result.orphans, *result.mentions):
+            print(f"warning: {warning}", file=sys.stderr)
+        if result.problems:
+            raise GbsiteError(result.problems)
+        sync.remove_stale_temp_files(cfg.docs_dir)
+        written = sync.apply(cfg.docs_dir, result)
+    print(
+        f"sync: {len(written)} written ({len(result.created)} new, {len(result.adopted)} converted "
+        f"from the previous site's format), {result.unchanged} unchanged"
+    )
+    return 0
+
+
+def check(cfg: Config, args: argparse.Namespace) -> int:
+    """The registry, docs/gb/ and (with --record) the record of runs agree; nothing written.
+    With --examples, the examples run (examples/command.py)."""
+    from gbsite.docs import sync
+    from gbsite.examples import checking, command
+    from gbsite.report import report
+
+    if args.examples:
+        return command.check(cfg, args)
+    reg = registry.load(cfg.registry_dir)
+    result = sync.plan(cfg, reg)
+    problems = sync.check_problems(cfg, result) + checking.page_problems(result.blocks, reg.entries)
+    if args.record and not problems:
+        problems = checking.record_problems(cfg, reg)
+    summary = (
+        f"check: {len(problems)} problem(s)"
+        if problems
+        else f"check: registry ({len(reg.entries)} ids) and docs are consistent"
+    )
+    # As text, stdout holds the problems alone (one a line, for tools); the count goes to stderr.
+    report(
+        problems,
+        args.format,
+        data={"ok": not problems, "entries": len(reg.entries), "docs": len(result.blocks)},
+        footer=[summary],
+        footer_file=sys.stderr if problems and args.format == "text" else None,
+    )
+    return 1 if problems else 0
+
+
+def build(cfg: Config, args: argparse.Namespace) -> int:
+    from gbsite.site import build
+
+    report = build.build(cfg, args.out, skip_unchanged=not args.force, parallel=True)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    total = sum(report.timings.values())
+    if report.unchanged:
+        print(
+            f"build: nothing changed since {report.out_dir} was built "
+            f"({total * 1000:.0f} ms to check)"
+        )
+        return 0
+    phases = ", ".join(f"{name} {secs * 1000:.0f} ms" for name, secs in report.timings.items())
+    print(
+        f"build: {report.files} files in {report.out_dir} ({report.written} changed) "
+        f"in {total * 1000:.0f} ms [{phases}]"
+    )
+    return 0
+
+
+def serve(cfg: Config, args: argparse.Namespace) -> int:
+    import signal
+
+    from gbsite.serve import DevServer
+
+    server = DevServer(
+        cfg,
+        args.host,
+        args.port,
+        args.out,
+        log=lambda message: print(message, flush=True),
+        traceback=args.traceback,
+    )
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM (CI, process managers) stops as cleanly as Ctrl-C
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.serve()
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+    return 0

@@ -1,0 +1,99 @@
+"""`gbsite check --examples` and `gbsite coverage`: the parsed arguments in, what the library
+(checking.py) finds printed, an exit status out (0 ok, 1 problems found)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gbsite.config import Config
+from gbsite.errors import GbsiteError
+from gbsite.examples import checking, torchenv
+from gbsite.registry import store as registry
+from gbsite.report import report
+
+
+def check(cfg: Config, args: argparse.Namespace) -> int:
+    """Run the examples with the torch of `--python` or of each `--torch` release."""
+    quiet = args.format == "json"  # one JSON document at the end, nothing before it
+    if args.torch and args.python:
+        raise GbsiteError("--torch and --python both name a torch: give one")
+    releases = cfg.example_releases
+    wanted = list(releases) if args.torch == "all" else [args.torch] if args.torch else [None]
+    # Every environment first: an unknown release or a failed install changes nothing.
+    pythons = [
+        torchenv.python_for(r, releases) if r else args.python or sys.executable
+        for r in wanted
+    ]
+    reg = registry.load(cfg.registry_dir)
+
+    def started(check: checking.ExampleCheck) -> None:
+        how = "forked from one warm interpreter" if check.forked else "each in a fresh interpreter"
+        print(
+            f"check --examples: {check.blocks} blocks with torch {check.torch}, {how}, "
+            f"{args.jobs} at a time",
+            flush=True,
+        )
+
+    def progress(c: checking.Checked) -> None:
+        r = c.result
+        print(
+            f"  {'ok  ' if c.ok else 'FAIL'} {r.block.where}"
+            f"{r.block.kind}: {c.summary} ({r.seconds:.1f} s)",
+            flush=True,
+        )
+
+    checks = []
+    for python in pythons:
+        check = checking.check_examples(
+            cfg,
+            reg,
+            args.ids,
+            python=python,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            changed=args.changed,
+            fresh=args.fresh,
+            accept=args.accept,
+            started=None if quiet else started,
+            progress=None if quiet else progress,
+        )
+        checks.append(check)
+        if not quiet:
+            _summary(cfg, check, args.format)
+    if quiet:
+        found = [p for c in checks for p in c.problems]
+        data = [c.as_dict() for c in checks]
+        report(found, "json", data=data[0] if len(data) == 1 else data)
+    return 1 if any(c.problems for c in checks) else 0
+
+
+def _summary(cfg: Config, check: checking.ExampleCheck, format: str) -> None:
+    """One torch's problems (with what each failed program printed), notes and figures."""
+    failed, ran = len(check.failed), len(check.results)
+    rate = f", {ran / check.seconds:.1f} blocks/s" if ran and check.seconds > 0 else ""
+    summary = (
+        f"check --examples: {ran - failed} passed, {failed} failed "
+        f"(torch {check.torch}, {check.seconds:.0f} s{rate}); status blocks: "
+        f"{len(check.problems) - failed} problem(s); outcomes recorded in "
+        f"{checking.record_path(cfg)}"
+    )
+    notes = [
+        f"note: {note} (the page is checked with the first release that has its id)"
+        for note in check.notes
+    ]
+    report(check.problems, format, details=check.details, footer=[*notes, summary])
+
+
+def coverage(cfg: Config, args: argparse.Namespace) -> int:
+    """Print the coverage of a release; 1 when fewer ids than --min-verified are verified."""
+    found = checking.coverage_of(cfg, registry.load(cfg.registry_dir), args.release)
+    print(found.json() if args.format == "json" else found.text(list_none=args.list))
+    verified = found.counts["verified"]
+    if args.min_verified is not None and verified < args.min_verified:
+        print(
+            f"coverage: {verified} verified, fewer than --min-verified {args.min_verified}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

@@ -1,0 +1,51 @@
+"""Problems printed the three ways a command reports them: text for a reader, json for a
+tool, github for GitHub Actions (each problem annotated on its line in a pull request)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import TextIO
+
+from gbsite.errors import Problem
+
+FORMATS = ("text", "json", "github")
+
+
+def report(
+    problems: Sequence[Problem],
+    format: str = "text",
+    *,
+    data: object = None,
+    details: Callable[[Problem], str] | None = None,
+    footer: Sequence[str] = (),
+    footer_file: TextIO | None = None,
+    file: TextIO | None = None,
+    program: str | None = None,
+) -> None:
+    """Print `problems` as `format`.
+
+    text: `path:line: message` a line each, with `details(problem)` (what a program printed)
+    indented under it; github: one workflow command each; then, for both, the `footer` lines
+    (notes, a summary), on `footer_file` if given. json: `data` (a mapping gets the problems
+    under "problems"; anything else is printed as it is), no footer. `program`: prefix for
+    problems with no file, as a Unix tool prefixes its own errors (`gbsite: ...`).
+    """
+    out = file or sys.stdout  # looked up now: tests and callers redirect sys.stdout
+    if format == "json":
+        if isinstance(data, Mapping) or data is None:
+            data = {**(data or {}), "problems": [p.as_dict() for p in problems]}
+        print(json.dumps(data, indent=2), file=out)
+        return
+    for problem in problems:
+        if format == "github":
+            print(problem.github(), file=out)
+            continue
+        named = program and problem.path is None
+        print(f"{program}: {problem}" if named else problem, file=out)
+        detail = details(problem).strip() if details else ""
+        if detail:
+            print("    " + detail.replace("\n", "\n    "), file=out)
+    for line in footer:
+        print(line, file=footer_file or out)
