@@ -17,6 +17,7 @@ from conftest import Project, fake_torch, line_of, page
 from gbsite.docs import files as docs
 from gbsite.examples import annotations as examples
 from gbsite.examples import record, runner
+from gbsite.examples.judging import Result
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def block(kind: str, code: str, gb_id: str = "GB0025", **options: str) -> exampl
     )
 
 
-def run_one(b: examples.Block, python: str, timeout: float = 60, **kw: bool) -> examples.Result:
+def run_one(b: examples.Block, python: str, timeout: float = 60, **kw: bool) -> Result:
     [result] = runner.run_all([b], python, 1, timeout, **kw)
     return result
 

@@ -1,4 +1,4 @@
-"""`gbsite check --examples`: the annotated code blocks of docs/gb/, judged against PyTorch.
+"""The annotated code blocks of docs/gb/: what a fence's info string asks for, and where.
 
 In an Additional Information block, a fenced block whose info string is
 
@@ -11,25 +11,21 @@ eager) right after it is bound. A gb-repro passes when the program fails with a 
 linking to its page's id, and runs to the end without torch.compile (unless `eager=raises`
 says that it fails in plain PyTorch too; with `fullgraph=false`, when it runs to the end and the
 graph-break log links to the page); a gb-fix passes when it runs to the end, so without
-any graph break, having called NAME. A block with `needs=` (cuda, distributed, package:NAME,
-python:3.N) is
-shown and never run. Plain ```python blocks are only shown. What each block did, with each torch
-release of the examples, is recorded in docs/verified-examples.yaml (record.py), which the site
-reads.
+any graph break, having called NAME (judging.py). A block with `needs=` (cuda, distributed,
+package:NAME, python:3.N) is shown and never run. Plain ```python blocks are only shown. What
+each block did, with each torch release of the examples, is recorded in
+docs/verified-examples.yaml (record.py), which the site reads.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
-from gbsite.examples import record
 
 KINDS = ("gb-repro", "gb-fix")
 _OPTION = re.compile(r"(compile|backend|needs|eager|fullgraph)=([A-Za-z_][\w.:-]*)")
@@ -51,7 +47,6 @@ NEEDS = {
 EAGER_RAISES = "raises"  # eager=raises: the repro's code fails in plain PyTorch too, on purpose
 # fullgraph=false: a repro of a break that only a compile without fullgraph reports (in the log)
 NO_FULLGRAPH = "false"
-_URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
 
 
 # needs=package:NAME, or needs=python:X.Y for a break only newer bytecode reaches
@@ -129,31 +124,6 @@ class Block:
     @property
     def where(self) -> Problem:
         return Problem("", self.path, self.line)
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What one run of a program left: the driver's report and what the program printed."""
-
-    data: dict[str, Any]  # driver.execute's result; {} when the process failed
-    stdout: str
-    stderr: str
-    failure: str = ""  # set when the process itself failed (timeout, crash)
-
-    @classmethod
-    def failed(cls, failure: str, stdout: str, stderr: str) -> Outcome:
-        return cls({}, stdout, stderr, failure)
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    block: Block
-    passed: bool
-    summary: str  # one line
-    details: str  # what the program printed or raised, for a failure
-    seconds: float
-    torch: str | None
-    outcome: str | None = None  # for the record (record.py); None when the process failed
 
 
 def parse_info(info: str) -> Annotation | None:
@@ -249,153 +219,3 @@ def scan(doc: Doc) -> Scan:
         ],
         [" ".join(t.content.split()) for t in tokens if t.type == "inline" and t.content.strip()],
     )
-
-
-def torch_info(python: str) -> tuple[str, Path]:
-    """Version and package folder of the torch that `python` imports, without importing it; no
-    torch is an error the user can fix."""
-    import subprocess  # here, not above: a build reads the record but never runs examples
-
-    probe = (
-        "import importlib.util, os\n"
-        "spec = importlib.util.find_spec('torch')\n"
-        "if spec is None or spec.origin is None: raise SystemExit(1)\n"
-        "import importlib.metadata\n"
-        "site = os.path.dirname(os.path.dirname(spec.origin))\n"
-        "found = list(importlib.metadata.distributions(name='torch', path=[site]))\n"
-        "if found: version = found[0].version\n"
-        "else:  # no package metadata beside it: ask the module (slower)\n"
-        "    import torch; version = torch.__version__\n"
-        "print(version); print(os.path.dirname(spec.origin))\n"
-    )
-    try:
-        proc = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=300)
-    except OSError as exc:
-        raise GbsiteError(f"cannot run {python}: {exc.strerror}") from None
-    if proc.returncode != 0:
-        raise GbsiteError(
-            f"{python} has no torch: checking examples needs it. Install it with "
-            "`pip install 'gbsite[examples]'` (torch 2.13.0), or name a Python that has it "
-            "with --python"
-        )
-    version, folder = proc.stdout.strip().split("\n")[-2:]
-    return version, Path(folder)
-
-
-def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = None) -> Result:
-    """Did the program do what its annotation promises, and what did it do (its outcome for
-    the record)? `eager`: a repro's uncompiled run."""
-    outcome = run.data
-    torch = str(outcome["torch"]) if outcome.get("torch") else None
-
-    def result(what: str | None, summary: str, details: str = "") -> Result:
-        passed = what == record.passing(block.kind)
-        return Result(block, passed, summary, details, seconds, torch, what)
-
-    def repro_broke(summary: str) -> Result:
-        """A repro that did what it promises compiled; it must also do so uncompiled."""
-        problem = eager_problem(block, eager) if eager is not None else None
-        if problem is None:
-            return result(record.BREAKS, summary)
-        return result(None if eager and eager.failure else record.EAGER_FAILS, *problem)
-
-    if run.failure:
-        return result(None, run.failure, run.stderr)
-    message = str(outcome.get("message") or "")
-    chained = "\n".join(str(m) for m in outcome.get("chain") or [])
-    ids = linked_ids(message + "\n" + chained)
-    name = block.compile_name
-    raised = f"graph break {', '.join(ids)}" if ids else str(outcome["error_type"])  # if any
-    error = record.ERROR
-
-    if outcome["status"] == "driver-error":
-        return result(error, "the program could not be run", message)
-    if not outcome["bound"]:
-        return result(
-            error,
-            f"no top-level statement binds `{name}`, so nothing was compiled "
-            "(name another callable with compile=NAME)",
-        )
-    if run.stdout.strip():
-        return result(
-            error, "the program printed output; examples must be quiet", run.stdout[-1500:]
-        )
-    if block.kind == "gb-repro" and block.fullgraph == NO_FULLGRAPH:
-        if outcome["status"] != "completed":
-            return result(
-                error,
-                f"raised {raised}; with fullgraph=false a repro runs to the end and the break "
-                "shows in the graph-break log",
-                message[:1500],
-            )
-        logged = "\n".join(str(m) for m in outcome.get("logged") or [])
-        found = linked_ids(logged)
-        if block.gb_id not in found:
-            return result(
-                record.other_break(found) if found else record.NO_BREAK,
-                f"logged {', '.join(found) or 'no graph break'} instead of {block.gb_id}",
-                logged[:1500],
-            )
-        return repro_broke(f"logs {block.gb_id} as a graph break")
-    if block.kind == "gb-repro":
-        if outcome["status"] != "raised":
-            return result(
-                record.NO_BREAK,
-                f"ran without a graph break (expected {block.gb_id}); with this torch "
-                "the code compiles, so the example no longer shows the break",
-            )
-        if block.gb_id not in ids:
-            return result(
-                record.other_break(ids) if ids else error,
-                f"raised {raised} instead of {block.gb_id}",
-                message[:1500],
-            )
-        return repro_broke(f"breaks with {block.gb_id}")
-    if outcome["status"] != "completed":
-        return result(
-            record.other_break(ids) if ids else error,
-            f"raised {raised}; a gb-fix must run without any graph break",
-            message[:1500],
-        )
-    if run.stderr.strip():
-        return result(
-            error, "the program wrote to stderr; a fix must run cleanly", run.stderr[-1500:]
-        )
-    if not outcome.get("graphs"):
-        return result(error, f"`{name}` was compiled but never called")
-    return result(record.RUNS, "runs without a graph break")
-
-
-def linked_ids(text: str) -> list[str]:
-    """The graph breaks whose pages a message links to, sorted."""
-    return sorted({f"GB{n}" for n in _URL_ID.findall(text)})
-
-
-def eager_problem(block: Block, eager: Outcome) -> tuple[str, str] | None:
-    """Why a repro's uncompiled run disqualifies it, if it does: a repro must show a graph
-    break, not a bug that plain PyTorch hits too (unless the fence says eager=raises)."""
-    if eager.failure:
-        return f"without torch.compile: {eager.failure}", eager.stderr
-    data = eager.data
-    if data.get("status") == "driver-error":
-        return None  # the compiled run already reported it
-    if block.eager == EAGER_RAISES:
-        if data.get("status") == "raised":
-            return None
-        return (
-            "runs without error in plain eager PyTorch, but the fence says eager=raises; "
-            "remove the option",
-            "",
-        )
-    if data.get("status") == "raised":
-        return (
-            f"fails without torch.compile too ({data.get('error_type')}): a repro must run in "
-            "plain eager PyTorch and break only when compiled (if failing in eager is the "
-            "point, say so with eager=raises)",
-            str(data.get("message") or "")[:1500],
-        )
-    return None  # what it prints does not count: a print may be the very break it shows
-
-
-def default_python() -> str:
-    return sys.executable

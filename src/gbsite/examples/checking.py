@@ -1,6 +1,6 @@
 """`gbsite check --examples` and `gbsite coverage` as library calls: read the pages, run their
-blocks (runner.py), check the status blocks against torch (coverage.py), record what passed.
-The CLI only parses arguments and prints what these return."""
+blocks (runner.py), check the status blocks against torch (torchsource.py), record what passed.
+command.py prints what these return."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from pathlib import Path
 from gbsite.config import Config
 from gbsite.docs import files as docs
 from gbsite.errors import GbsiteError, Problem, display_path
-from gbsite.examples import annotations as examples
-from gbsite.examples import coverage, runner
+from gbsite.examples import coverage, runner, torchenv, torchsource
 from gbsite.examples import record as rec
 from gbsite.examples.coverage import Page, PageCoverage
+from gbsite.examples.judging import Result
 from gbsite.registry.model import Entry, Registry
 
 
@@ -50,7 +50,7 @@ def read_pages(cfg: Config, reg: Registry) -> dict[str, Page]:
 class Checked:
     """One block's run, judged against its promise and against the record."""
 
-    result: examples.Result
+    result: Result
     ok: bool
     summary: str  # one line: what it did, and why that fails the check if it does
 
@@ -130,7 +130,7 @@ class Verdict:
     ) -> None:
         self.record, self.release, self.home, self.accept = record, release, home, accept
 
-    def __call__(self, r: examples.Result) -> Checked:
+    def __call__(self, r: Result) -> Checked:
         block = r.block
         recorded = self.record.outcome(block.key, self.release)
         if r.outcome is None:
@@ -173,7 +173,7 @@ def check_examples(
         raise GbsiteError(f"not in the registry: {', '.join(unknown)}")
     every = read_pages(cfg, reg)
     pages = {i: p for i, p in every.items() if not wanted or i in wanted}
-    version, folder = examples.torch_info(python)
+    version, folder = torchenv.torch_info(python)
     release = rec.release_of(version)
     releases = cfg.example_releases
     if release not in releases:
@@ -190,19 +190,19 @@ def check_examples(
     # A page's status block is held against the first release of the examples that has its
     # id; with a later torch, a citation that no longer holds is a note (the break may be
     # gone or moved since), not a failure.
-    source = coverage.TorchSource(folder)
+    source = torchsource.TorchSource(folder)
     home = {i: home_release(reg.entries.get(i), reg.labels, releases) for i in pages}
-    check.problems = coverage.torch_problems(
+    check.problems = torchsource.torch_problems(
         {i: p for i, p in pages.items() if home[i] == release}, reg, source, version
     )
-    check.notes = coverage.torch_problems(
+    check.notes = torchsource.torch_problems(
         {i: p for i, p in pages.items() if home[i] != release}, reg, source, version
     )
     if started is not None:
         started(check)
     verdict = Verdict(record, release, home, accept=accept)
 
-    def judged(r: examples.Result) -> None:
+    def judged(r: Result) -> None:
         c = verdict(r)
         check.results.append(c)
         if progress is not None:

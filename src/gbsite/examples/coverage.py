@@ -9,17 +9,9 @@
     unraised     the registry keeps it, but nothing in torch raises it any more
     none         nothing yet
 
-The last three are declared by a status block, a YAML fence that GitHub shows as it is:
-
-    ```yaml gb-status
-    status: internal
-    source: torch/_dynamo/variables/builtin.py
-    function: BuiltinVariable.call_self_handler
-    reason: Why no user program reaches it, in a sentence or two.
-    ```
-
-`gbsite check` validates declarations against the page (reason and source present, blocks that
-agree); `gbsite check --examples` validates them against the installed torch (torch_problems).
+The last three are declared by a page's status block (status.py). `gbsite check` validates
+declarations against the page (read_page: blocks that agree); `gbsite check --examples` against
+the installed torch (torchsource.py).
 """
 
 from __future__ import annotations
@@ -27,14 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
 from gbsite.examples import record as runs
-from gbsite.examples.annotations import NEEDS_HELP, Block, blocks_of, scan, valid_needs
+from gbsite.examples.annotations import Block, blocks_of, scan
 from gbsite.examples.record import Record
-from gbsite.registry.model import GB_ID, Entry, Registry
+from gbsite.examples.status import STATUS_INFO, STATUS_KIND, Declaration, read_declaration
+from gbsite.registry.model import Entry, Registry
 
 STATES = ("verified", "fixed", "environment", "internal", "unraised", "none")
 # What each state means to a reader: a title and a sentence, for the dashboard.
@@ -61,35 +53,6 @@ STATE_TEXT = {
         "an example for an older one): pick one and write it.",
     ),
 }
-DECLARED = ("environment", "internal", "unraised")
-STATUS_KIND = "gb-status"
-STATUS_INFO = "yaml gb-status"
-_FIELDS = {"status", "reason", "source", "function", "needs", "replaced-by"}
-_REQUIRED = {
-    "environment": ("reason", "needs", "source", "function"),
-    "internal": ("reason", "source", "function"),
-    "unraised": ("reason",),
-}
-_SOURCE = re.compile(r"torch/[\w./-]+\.py")
-_FUNCTION = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-
-
-@dataclass(frozen=True, slots=True)
-class Declaration:
-    """A page's status block."""
-
-    status: str  # environment, internal or unraised
-    reason: str
-    source: str | None  # a path inside the torch package, "torch/..."
-    function: str | None  # the function or Class.method there that raises the break
-    needs: str | None  # environment: cuda, distributed or package:NAME
-    replaced_by: str | None  # unraised: the id that took its place, if one did
-    path: Path
-    line: int
-
-    @property
-    def cited(self) -> str | None:
-        return f"{self.source} {self.function}" if self.source and self.function else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,61 +109,6 @@ class Page:
         return sum(len(p.split()) for p in self.paragraphs)
 
 
-def _declaration(
-    doc: Doc, info: str, content: str, line: int, known: Container[str]
-) -> Declaration:
-    import yaml
-
-    def problem(message: str, at: int = line) -> GbsiteError:
-        return GbsiteError.at(doc.path, at, message)
-
-    if info.split() != STATUS_INFO.split():
-        raise problem(f"a status block's info string is `{STATUS_INFO}`, not `{info}`")
-    try:
-        data = yaml.safe_load(content)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = line + 1 + mark.line if mark is not None else line
-        why = getattr(exc, "problem", exc)
-        raise problem(f"the status block is not valid YAML: {why}", at) from None
-    if not isinstance(data, dict):
-        raise problem("the status block is YAML with `status:` and `reason:` fields")
-    unknown = sorted(str(k) for k in data if k not in _FIELDS)
-    if unknown:
-        raise problem(
-            f"unknown field `{unknown[0]}` in the status block "
-            f"(fields: {', '.join(sorted(_FIELDS))})"
-        )
-    fields = {str(k): ("" if v is None else str(v).strip()) for k, v in data.items()}
-    status = fields.get("status", "")
-    if status not in DECLARED:
-        raise problem(
-            f"status `{status}`: a status block declares {', '.join(DECLARED)} "
-            "(verified comes from the examples, none from their absence)"
-        )
-    for name in _REQUIRED[status]:
-        if not fields.get(name):
-            what = {
-                "reason": "say in `reason:` why there is no run example",
-                "source": "cite in `source:` the torch file that raises it (torch/...py)",
-                "function": "name in `function:` the function there that raises it",
-                "needs": f"say in `needs:` what it takes: {NEEDS_HELP}",
-            }[name]
-            raise problem(f"a `{status}` status block without `{name}`: {what}")
-    source, function = fields.get("source") or None, fields.get("function") or None
-    if source is not None and not _SOURCE.fullmatch(source):
-        raise problem(f"`source: {source}` is a path in the torch package: torch/....py")
-    if function is not None and not _FUNCTION.fullmatch(function):
-        raise problem(f"`function: {function}` is a name such as Class.method")
-    needs = fields.get("needs") or None
-    if needs is not None and not valid_needs(needs):
-        raise problem(f"`needs: {needs}`: {NEEDS_HELP}")
-    replaced = fields.get("replaced-by") or None
-    if replaced is not None and (not GB_ID.fullmatch(replaced) or replaced not in known):
-        raise problem(f"`replaced-by: {replaced}` is not an id of the registry")
-    return Declaration(status, fields["reason"], source, function, needs, replaced, doc.path, line)
-
-
 def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
     """The page's blocks and status block, validated against each other; problems raise.
     `known`: the registry's ids, for `replaced-by`."""
@@ -215,7 +123,7 @@ def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
     for fence, line in scanned.fences:
         if STATUS_KIND in fence.info.split():
             try:
-                declarations.append(_declaration(doc, fence.info, fence.content, line, known))
+                declarations.append(read_declaration(doc, fence.info, fence.content, line, known))
             except GbsiteError as exc:
                 problems += exc.problems
     if len(declarations) > 1:
@@ -398,149 +306,3 @@ def counts(states: Iterable[PageCoverage]) -> dict[str, int]:
     for s in states:
         out[s.status] += 1
     return out
-
-
-# ---- against the installed torch ---------------------------------------------------------------
-
-
-class TorchSource:
-    """The installed torch package's Python source, searched for graph-break type strings."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder  # the package folder, .../site-packages/torch
-        self._strings: dict[Path, set[str]] = {}
-        self._texts: dict[Path, str] = {}
-        self._all: list[Path] = []
-
-    def path(self, source: str) -> Path:
-        return self.folder.joinpath(*source.split("/")[1:])
-
-    def text(self, path: Path) -> str:
-        if path not in self._texts:
-            self._texts[path] = path.read_text(encoding="utf-8", errors="replace")
-        return self._texts[path]
-
-    def strings(self, path: Path) -> set[str]:
-        """The string literals of a file as Python sees them: implicitly concatenated pieces
-        joined, f-strings with their `{placeholders}` as written."""
-        if path not in self._strings:
-            import ast
-
-            found: set[str] = set()
-            try:
-                tree = ast.parse(self.text(path))
-            except SyntaxError:
-                tree = ast.Module(body=[], type_ignores=[])
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                    found.add(node.value)
-                elif isinstance(node, ast.JoinedStr):
-                    found.add(
-                        "".join(
-                            str(v.value)
-                            if isinstance(v, ast.Constant)
-                            else "{" + ast.unparse(v.value) + "}"  # type: ignore[attr-defined]
-                            for v in node.values
-                        )
-                    )
-            self._strings[path] = found
-        return self._strings[path]
-
-    def mentions(self, path: Path, gb_types: Iterable[str]) -> bool:
-        text = self.text(path)
-        return any(t in text or t in self.strings(path) for t in gb_types)
-
-    def find(self, gb_types: Iterable[str]) -> Path | None:
-        """A file of the package that has one of these graph-break types as a string literal
-        of its own, if any: quoted in the text, or as the joined value of implicitly
-        concatenated literals in the files that raise graph breaks (gb_type=...). A type that
-        is only part of a longer string (`functools.wraps` in a docstring) does not count."""
-        if not self._all:
-            self._all = sorted(self.folder.rglob("*.py"))
-        wanted = set(gb_types)
-        quoted = [q + t + q for t in wanted for q in ('"', "'")]
-        for path in self._all:
-            text = self.text(path)
-            if any(t in text for t in wanted) and any(q in text for q in quoted):
-                return path
-        for path in self._all:
-            if "gb_type" in self.text(path) and wanted & self.strings(path):
-                return path
-        return None
-
-
-def reported_types(entry: Entry, labels: list[str], version: str) -> set[str]:
-    """The graph-break type PyTorch reported for this id in the release installed: the text
-    current then (a text the id never reported in a release, such as a wording another id now
-    uses, says nothing about this id). For a torch that is no imported release, every type the
-    id ever reported."""
-    reported = [r for r in (*entry.history, *entry.replaced) if r.current_since is not None]
-    release = runs.release_of(version)
-    label = registry_labels([release], labels).get(release)
-    if label is not None:
-        index = labels.index(label)
-        then = [r for r in reported if labels.index(str(r.current_since)) <= index]
-        if then:
-            newest = max(then, key=lambda r: labels.index(str(r.current_since)))
-            return {newest.text.gb_type}
-    return {r.text.gb_type for r in reported}
-
-
-def torch_problems(
-    pages: dict[str, Page], registry: Registry, torch: TorchSource, version: str
-) -> list[Problem]:
-    """Declarations that the installed torch contradicts: a cited file that does not exist or
-    does not raise the break, or an `unraised` break that torch does raise."""
-    problems: list[Problem] = []
-    release = runs.release_of(version)
-    label = registry_labels([release], registry.labels).get(release)
-    for gb_id, page in sorted(pages.items()):
-        d = page.declaration
-        if d is None or gb_id not in registry.entries:
-            continue
-        entry = registry.entries[gb_id]
-        if label is not None and not in_release(entry, registry.labels, label):
-            continue  # not an id of this torch: nothing to hold its declaration against
-        gb_types = {r.text.gb_type for r in (*entry.history, *entry.replaced)}
-        if d.source is not None:
-            path = torch.path(d.source)
-            if not path.is_file():
-                problems.append(
-                    Problem(
-                        f"`source: {d.source}` does not exist in torch {version}", d.path, d.line
-                    )
-                )
-                continue
-            if not torch.mentions(path, gb_types):
-                problems.append(
-                    Problem(
-                        f"`source: {d.source}` does not contain the graph-break type of "
-                        f"{gb_id} ({entry.current.gb_type!r}) in torch {version}: cite the "
-                        "file that raises it",
-                        d.path,
-                        d.line,
-                    )
-                )
-            elif d.function and not re.search(
-                rf"\bdef {re.escape(d.function.rsplit('.', 1)[-1])}\b", torch.text(path)
-            ):
-                problems.append(
-                    Problem(
-                        f"`function: {d.function}` is not defined in {d.source} (torch {version})",
-                        d.path,
-                        d.line,
-                    )
-                )
-        if d.status == "unraised":
-            found = torch.find(reported_types(entry, registry.labels, version))
-            if found is not None:
-                rel = "torch/" + found.relative_to(torch.folder).as_posix()
-                problems.append(
-                    Problem(
-                        f"declared unraised, but torch {version} still has the graph-break type "
-                        f"of {gb_id} in {rel}: find where it is raised",
-                        d.path,
-                        d.line,
-                    )
-                )
-    return problems

@@ -7,7 +7,7 @@ give a run the same isolation: its own process, folder, output files, Dynamo sta
 seed, and an environment without the variables that make torch talk.
 
 A gb-repro is run twice, compiled and in plain eager PyTorch: a repro must break only when
-compiled (examples.judge).
+compiled (judging.judge).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from pathlib import Path
 
 from gbsite.errors import GbsiteError
 from gbsite.examples import annotations as examples
-from gbsite.examples.annotations import Block, Outcome, Result, judge
+from gbsite.examples.annotations import Block
+from gbsite.examples.judging import Outcome, Result, judge
 
 DRIVER = Path(__file__).with_name("driver.py")
 QUIET_ENV = ("TORCH_LOGS", "TORCHDYNAMO_VERBOSE", "TORCH_COMPILE_DEBUG", "TORCHDYNAMO_DISABLE")

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
-from gbsite.examples.annotations import torch_info
 from gbsite.examples.record import release_of
 
 PACKAGES = ("numpy",)  # what the examples import besides torch
@@ -61,6 +60,35 @@ def remove_leftovers(folder: Path) -> list[Path]:
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
+
+
+def torch_info(python: str) -> tuple[str, Path]:
+    """Version and package folder of the torch that `python` imports, without importing it; no
+    torch is an error the user can fix."""
+    probe = (
+        "import importlib.util, os\n"
+        "spec = importlib.util.find_spec('torch')\n"
+        "if spec is None or spec.origin is None: raise SystemExit(1)\n"
+        "import importlib.metadata\n"
+        "site = os.path.dirname(os.path.dirname(spec.origin))\n"
+        "found = list(importlib.metadata.distributions(name='torch', path=[site]))\n"
+        "if found: version = found[0].version\n"
+        "else:  # no package metadata beside it: ask the module (slower)\n"
+        "    import torch; version = torch.__version__\n"
+        "print(version); print(os.path.dirname(spec.origin))\n"
+    )
+    try:
+        proc = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=300)
+    except OSError as exc:
+        raise GbsiteError(f"cannot run {python}: {exc.strerror}") from None
+    if proc.returncode != 0:
+        raise GbsiteError(
+            f"{python} has no torch: checking examples needs it. Install it with "
+            "`pip install 'gbsite[examples]'` (torch 2.13.0), or name a Python that has it "
+            "with --python"
+        )
+    version, folder = proc.stdout.strip().split("\n")[-2:]
+    return version, Path(folder)
 
 
 @functools.cache

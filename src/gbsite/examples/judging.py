@@ -1,0 +1,154 @@
+"""Judging a run: did an annotated block do what its fence promises, and what did it do (its
+outcome for the record)? A gb-repro must break with its page's id when compiled and run in plain
+PyTorch; a gb-fix must run to the end without any graph break, having called its callable."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gbsite.examples import record
+from gbsite.examples.annotations import EAGER_RAISES, NO_FULLGRAPH, Block
+
+_URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one run of a program left: the driver's report and what the program printed."""
+
+    data: dict[str, Any]  # driver.execute's result; {} when the process failed
+    stdout: str
+    stderr: str
+    failure: str = ""  # set when the process itself failed (timeout, crash)
+
+    @classmethod
+    def failed(cls, failure: str, stdout: str, stderr: str) -> Outcome:
+        return cls({}, stdout, stderr, failure)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    block: Block
+    passed: bool
+    summary: str  # one line
+    details: str  # what the program printed or raised, for a failure
+    seconds: float
+    torch: str | None
+    outcome: str | None = None  # for the record (record.py); None when the process failed
+
+
+def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = None) -> Result:
+    """Did the program do what its annotation promises, and what did it do (its outcome for
+    the record)? `eager`: a repro's uncompiled run."""
+    outcome = run.data
+    torch = str(outcome["torch"]) if outcome.get("torch") else None
+
+    def result(what: str | None, summary: str, details: str = "") -> Result:
+        passed = what == record.passing(block.kind)
+        return Result(block, passed, summary, details, seconds, torch, what)
+
+    def repro_broke(summary: str) -> Result:
+        """A repro that did what it promises compiled; it must also do so uncompiled."""
+        problem = eager_problem(block, eager) if eager is not None else None
+        if problem is None:
+            return result(record.BREAKS, summary)
+        return result(None if eager and eager.failure else record.EAGER_FAILS, *problem)
+
+    if run.failure:
+        return result(None, run.failure, run.stderr)
+    message = str(outcome.get("message") or "")
+    chained = "\n".join(str(m) for m in outcome.get("chain") or [])
+    ids = linked_ids(message + "\n" + chained)
+    name = block.compile_name
+    raised = f"graph break {', '.join(ids)}" if ids else str(outcome["error_type"])  # if any
+    error = record.ERROR
+
+    if outcome["status"] == "driver-error":
+        return result(error, "the program could not be run", message)
+    if not outcome["bound"]:
+        return result(
+            error,
+            f"no top-level statement binds `{name}`, so nothing was compiled "
+            "(name another callable with compile=NAME)",
+        )
+    if run.stdout.strip():
+        return result(
+            error, "the program printed output; examples must be quiet", run.stdout[-1500:]
+        )
+    if block.kind == "gb-repro" and block.fullgraph == NO_FULLGRAPH:
+        if outcome["status"] != "completed":
+            return result(
+                error,
+                f"raised {raised}; with fullgraph=false a repro runs to the end and the break "
+                "shows in the graph-break log",
+                message[:1500],
+            )
+        logged = "\n".join(str(m) for m in outcome.get("logged") or [])
+        found = linked_ids(logged)
+        if block.gb_id not in found:
+            return result(
+                record.other_break(found) if found else record.NO_BREAK,
+                f"logged {', '.join(found) or 'no graph break'} instead of {block.gb_id}",
+                logged[:1500],
+            )
+        return repro_broke(f"logs {block.gb_id} as a graph break")
+    if block.kind == "gb-repro":
+        if outcome["status"] != "raised":
+            return result(
+                record.NO_BREAK,
+                f"ran without a graph break (expected {block.gb_id}); with this torch "
+                "the code compiles, so the example no longer shows the break",
+            )
+        if block.gb_id not in ids:
+            return result(
+                record.other_break(ids) if ids else error,
+                f"raised {raised} instead of {block.gb_id}",
+                message[:1500],
+            )
+        return repro_broke(f"breaks with {block.gb_id}")
+    if outcome["status"] != "completed":
+        return result(
+            record.other_break(ids) if ids else error,
+            f"raised {raised}; a gb-fix must run without any graph break",
+            message[:1500],
+        )
+    if run.stderr.strip():
+        return result(
+            error, "the program wrote to stderr; a fix must run cleanly", run.stderr[-1500:]
+        )
+    if not outcome.get("graphs"):
+        return result(error, f"`{name}` was compiled but never called")
+    return result(record.RUNS, "runs without a graph break")
+
+
+def linked_ids(text: str) -> list[str]:
+    """The graph breaks whose pages a message links to, sorted."""
+    return sorted({f"GB{n}" for n in _URL_ID.findall(text)})
+
+
+def eager_problem(block: Block, eager: Outcome) -> tuple[str, str] | None:
+    """Why a repro's uncompiled run disqualifies it, if it does: a repro must show a graph
+    break, not a bug that plain PyTorch hits too (unless the fence says eager=raises)."""
+    if eager.failure:
+        return f"without torch.compile: {eager.failure}", eager.stderr
+    data = eager.data
+    if data.get("status") == "driver-error":
+        return None  # the compiled run already reported it
+    if block.eager == EAGER_RAISES:
+        if data.get("status") == "raised":
+            return None
+        return (
+            "runs without error in plain eager PyTorch, but the fence says eager=raises; "
+            "remove the option",
+            "",
+        )
+    if data.get("status") == "raised":
+        return (
+            f"fails without torch.compile too ({data.get('error_type')}): a repro must run in "
+            "plain eager PyTorch and break only when compiled (if failing in eager is the "
+            "point, say so with eager=raises)",
+            str(data.get("message") or "")[:1500],
+        )
+    return None  # what it prints does not count: a print may be the very break it shows

@@ -1,0 +1,116 @@
+"""Status blocks: a page's declaration of a state that no run example can show.
+
+    environment  reachable only with a CUDA device, several processes, another package or a newer
+                 Python: the blocks carry `needs=` and are shown, not run
+    internal     no user program reaches it; the page cites the torch file and function
+    unraised     the registry keeps it, but nothing in torch raises it any more
+
+A status block is a YAML fence that GitHub shows as it is:
+
+    ```yaml gb-status
+    status: internal
+    source: torch/_dynamo/variables/builtin.py
+    function: BuiltinVariable.call_self_handler
+    reason: Why no user program reaches it, in a sentence or two.
+    ```
+
+Parsed and validated on its own here; against the page's blocks in coverage.read_page; against
+the installed torch in torchsource.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container
+from dataclasses import dataclass
+from pathlib import Path
+
+from gbsite.docs.files import Doc
+from gbsite.errors import GbsiteError
+from gbsite.examples.annotations import NEEDS_HELP, valid_needs
+from gbsite.registry.model import GB_ID
+
+DECLARED = ("environment", "internal", "unraised")
+STATUS_KIND = "gb-status"
+STATUS_INFO = "yaml gb-status"
+_FIELDS = {"status", "reason", "source", "function", "needs", "replaced-by"}
+_REQUIRED = {
+    "environment": ("reason", "needs", "source", "function"),
+    "internal": ("reason", "source", "function"),
+    "unraised": ("reason",),
+}
+_SOURCE = re.compile(r"torch/[\w./-]+\.py")
+_FUNCTION = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """A page's status block."""
+
+    status: str  # environment, internal or unraised
+    reason: str
+    source: str | None  # a path inside the torch package, "torch/..."
+    function: str | None  # the function or Class.method there that raises the break
+    needs: str | None  # environment: cuda, distributed or package:NAME
+    replaced_by: str | None  # unraised: the id that took its place, if one did
+    path: Path
+    line: int
+
+    @property
+    def cited(self) -> str | None:
+        return f"{self.source} {self.function}" if self.source and self.function else None
+
+
+def read_declaration(
+    doc: Doc, info: str, content: str, line: int, known: Container[str]
+) -> Declaration:
+    import yaml
+
+    def problem(message: str, at: int = line) -> GbsiteError:
+        return GbsiteError.at(doc.path, at, message)
+
+    if info.split() != STATUS_INFO.split():
+        raise problem(f"a status block's info string is `{STATUS_INFO}`, not `{info}`")
+    try:
+        data = yaml.safe_load(content)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = line + 1 + mark.line if mark is not None else line
+        why = getattr(exc, "problem", exc)
+        raise problem(f"the status block is not valid YAML: {why}", at) from None
+    if not isinstance(data, dict):
+        raise problem("the status block is YAML with `status:` and `reason:` fields")
+    unknown = sorted(str(k) for k in data if k not in _FIELDS)
+    if unknown:
+        raise problem(
+            f"unknown field `{unknown[0]}` in the status block "
+            f"(fields: {', '.join(sorted(_FIELDS))})"
+        )
+    fields = {str(k): ("" if v is None else str(v).strip()) for k, v in data.items()}
+    status = fields.get("status", "")
+    if status not in DECLARED:
+        raise problem(
+            f"status `{status}`: a status block declares {', '.join(DECLARED)} "
+            "(verified comes from the examples, none from their absence)"
+        )
+    for name in _REQUIRED[status]:
+        if not fields.get(name):
+            what = {
+                "reason": "say in `reason:` why there is no run example",
+                "source": "cite in `source:` the torch file that raises it (torch/...py)",
+                "function": "name in `function:` the function there that raises it",
+                "needs": f"say in `needs:` what it takes: {NEEDS_HELP}",
+            }[name]
+            raise problem(f"a `{status}` status block without `{name}`: {what}")
+    source, function = fields.get("source") or None, fields.get("function") or None
+    if source is not None and not _SOURCE.fullmatch(source):
+        raise problem(f"`source: {source}` is a path in the torch package: torch/....py")
+    if function is not None and not _FUNCTION.fullmatch(function):
+        raise problem(f"`function: {function}` is a name such as Class.method")
+    needs = fields.get("needs") or None
+    if needs is not None and not valid_needs(needs):
+        raise problem(f"`needs: {needs}`: {NEEDS_HELP}")
+    replaced = fields.get("replaced-by") or None
+    if replaced is not None and (not GB_ID.fullmatch(replaced) or replaced not in known):
+        raise problem(f"`replaced-by: {replaced}` is not an id of the registry")
+    return Declaration(status, fields["reason"], source, function, needs, replaced, doc.path, line)
