@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -225,22 +228,14 @@ def test_search_works_opened_from_disk(open_page: Any, built_site: Project) -> N
     page.wait_for_selector(".search-popup [data-id=GB0025]")
 
 
-def test_each_search_records_how_long_it_took(open_page: Any, base_url: str) -> None:
-    """benchmarks/search.py reads window.gbsiteLastSearchMs; every search must set it anew."""
-    page = open_page(base_url + "index.html")
-    page.wait_for_function("!!window.gbsiteSearch")
-    page.evaluate("window.gbsiteLastSearchMs = -1")
-    page.locator("#search-input").fill("graph")
-    assert panel_ids(page)
-    ms = page.evaluate("window.gbsiteLastSearchMs")
-    assert isinstance(ms, (int, float)) and 0 <= ms < 10_000  # the speed is a benchmark's job
-
-
 PARITY_QUERIES = [
     "GB0025",
     "0170",
+    " gb-0059 ",
+    "GB9999",
     "generator",
     "trace generator",
+    "generator generator trace",
     "data dependent bran",
     "print",
     "how do i fix a generator",
@@ -259,36 +254,113 @@ PARITY_QUERIES = [
     "non-Tensor",
     "<{type_name}>",
     "__torch_function__",
+    "worked example",  # only in GB0025's contributed block: the CLI read the built index
+    "constructor",  # a name every JavaScript object has
+    "toString valueOf",
+    " ".join(f"word{n}" for n in range(100)) + " generator",  # past the cap on words
 ]
 
 
-def test_browser_and_python_rank_alike(open_page: Any, base_url: str, built_site: Project) -> None:
-    """The JS search mirrors search.py: same inputs, same ranking."""
-    from gbsite import config
-    from gbsite.search import engine as search
-    from gbsite.site import build
-
-    # The same entries the built site's index holds, contributor text included.
-    builder = build.Builder(config.load(built_site.root), built_site.root / "parity-site")
-    builder.build(skip_unchanged=False)
-    assert builder.model is not None
-    entries = build.search_entries(builder.model)
+def parity_queries() -> list[str]:
+    """Ids, words, the shapes of tests/lookup_shapes.py and the real logs: whole, without their
+    links, and pasted as one line."""
     queries = PARITY_QUERIES + [text for _, text, _ in lookup_shapes.CASES]
-    queries += [p.read_text() for p in LOGS]
-    queries += [re.sub(r"https?://\S+", "", p.read_text()) for p in LOGS]
+    for log in sorted((DATA / "logs").glob("*.log")):
+        text = log.read_text()
+        unlinked = re.sub(r"https?://\S+", "", text)
+        queries += [text, unlinked, re.sub(r"\s+", " ", unlinked)]
+    return queries
+
+
+def browser_lookup(page: Any, queries: list[str], raw: Any = None) -> list[list[str]]:
+    """The first ten ids search.js finds for each query, with the site's index, or with `raw`
+    (an index as index_js writes it, parsed) in its place."""
+    return list(
+        page.evaluate(
+            """async ([queries, raw]) => {
+                const data = raw ? window.gbsiteSearch.prepare(raw)
+                                 : await window.gbsiteSearch.loadIndex();
+                return queries.map(q => window.gbsiteSearch.lookup(q, data).slice(0, 10)
+                                          .map(m => m.entry.id));
+            }""",
+            [queries, raw],
+        )
+    )
+
+
+def cli_lookup(project: Project, query: str) -> list[str]:
+    """The first ten ids `gbsite lookup` finds for `query` given on its standard input."""
+    saved = sys.stdin
+    sys.stdin = io.StringIO(query)
+    try:
+        result = project.run("lookup", "--json", "--limit", "10")
+    finally:
+        sys.stdin = saved
+    assert result.code in (0, 1), result.err
+    return [match["id"] for match in json.loads(result.out)]
+
+
+def test_gbsite_lookup_and_the_browser_rank_alike(
+    open_page: Any, base_url: str, built_site: Project
+) -> None:
+    """The same queries through `gbsite lookup` (reading the built index) and the page's
+    search: the same results, in the same order."""
+    queries = parity_queries()
     page = open_page(base_url + "index.html")
     page.wait_for_function("!!window.gbsiteSearch")
-    browser_ids = page.evaluate(
-        """async (queries) => {
-            const data = await window.gbsiteSearch.loadIndex();
-            return queries.map(q => window.gbsiteSearch.lookup(q, data).slice(0, 10)
-                                      .map(m => m.entry.id));
-        }""",
-        queries,
-    )
-    for q, got in zip(queries, browser_ids, strict=True):
-        expected = [m.entry.id for m in search.lookup(q, entries)[:10]]
-        assert got == expected, f"query {q[:60]!r}"
+    in_browser = browser_lookup(page, queries)
+    differ = []
+    for q, got in zip(queries, in_browser, strict=True):
+        expected = cli_lookup(built_site, q)
+        if got != expected:
+            differ.append((q[:60], expected, got))
+    assert differ == []
+    assert sum(1 for got in in_browser if got) > len(queries) * 0.9  # they find things
+    assert in_browser[PARITY_QUERIES.index("worked example")][:1] == ["GB0025"]
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "value", "queries"),
+    [
+        # Contributed text above the type: words in a page's own block win.
+        ("WEIGHTS", "info", 20.0, ["trace generator", "deepcopy", "print", "numpy"]),
+        # A log must match more than a type and an explanation: unlinked logs fall to words.
+        ("LOG_SCORES", "threshold", 500.0, ["multi", "logger-info", "data-dependent-if"]),
+    ],
+)
+def test_a_changed_rule_changes_the_browser_ranking_too(
+    open_page: Any,
+    base_url: str,
+    built_site: Project,
+    monkeypatch: pytest.MonkeyPatch,
+    table: str,
+    key: str,
+    value: float,
+    queries: list[str],
+) -> None:
+    """search.js has no weights of its own: an index written with a changed rule changes its
+    results, to what `lookup` finds with the same rule."""
+    from gbsite.search import engine, index, rules
+
+    if table == "LOG_SCORES":
+        queries = [
+            re.sub(r"https?://\S+", "", (DATA / "logs" / f"{name}.log").read_text())
+            for name in queries
+        ]
+    script = (built_site.site / "assets" / "search-index.js").read_text()
+    data = json.loads(script.removeprefix("window.GBSITE_SEARCH=").rstrip().removesuffix(";"))
+    entries = index.parse_index_js(script)
+    before = [[m.entry.id for m in engine.lookup(q, entries)[:10]] for q in queries]
+    monkeypatch.setitem(getattr(rules, table), key, value)
+    changed = index.index_js(entries, data["categories"], data["releases"])
+    raw = json.loads(changed.removeprefix("window.GBSITE_SEARCH=").rstrip().removesuffix(";"))
+    assert raw["rules"] != data["rules"] and raw["entries"] == data["entries"]
+    after = [[m.entry.id for m in engine.lookup(q, entries)[:10]] for q in queries]
+    assert after != before  # the rule matters for these queries
+    page = open_page(base_url + "index.html")
+    page.wait_for_function("!!window.gbsiteSearch")
+    assert browser_lookup(page, queries, raw) == after
+    assert browser_lookup(page, queries) == before  # the site's own index is unchanged
 
 
 def search_requests(page: Any) -> list[str]:

@@ -15,7 +15,7 @@ import lookup_shapes
 from conftest import DATA, REPO, Project
 from gbsite.registry import store as registry
 from gbsite.registry.views import entry_views
-from gbsite.search import index, logs
+from gbsite.search import index, logs, rules
 from gbsite.search.engine import lookup
 from gbsite.search.model import Match, SearchEntry
 
@@ -259,3 +259,80 @@ def run_stdin(project: Project, text: str) -> Any:
         return project.run("lookup")
     finally:
         sys.stdin = saved
+
+
+# ---- one set of rules for `gbsite lookup` and the browser ------------------------------------
+
+SEARCH_JS = REPO / "templates" / "assets" / "search.js"
+
+
+def index_rules(script: str) -> dict[str, Any]:
+    data = json.loads(script.removeprefix("window.GBSITE_SEARCH=").rstrip().removesuffix(";"))
+    return dict(data["rules"])
+
+
+def test_a_changed_rule_changes_the_emitted_index(
+    entries: list[SearchEntry], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index carries the rules lookup ranks by; search.js reads them from there."""
+    few = [e._replace(categories=()) for e in entries[:3]]
+    releases = sorted({e.added for e in few})
+    script = index.index_js(few, [], releases)
+    assert index_rules(script) == json.loads(json.dumps(rules.as_json()))
+    assert index_rules(script)["weights"]["type"] == rules.WEIGHTS["type"]
+    monkeypatch.setitem(rules.WEIGHTS, "type", 9.25)
+    monkeypatch.setitem(rules.LIMITS, "max_words", 7)
+    changed = index_rules(index.index_js(few, [], releases))
+    assert changed["weights"]["type"] == 9.25 and changed["limits"]["max_words"] == 7
+    assert index.parse_index_js(index.index_js(few, [], releases)) == few  # still read back
+
+
+def test_search_js_keeps_no_rules_of_its_own() -> None:
+    script = SEARCH_JS.read_text()
+    for name, (source, _) in rules.PATTERNS.items():
+        for spelling in (source, json.dumps(source)[1:-1], source.replace("/", r"\/")):
+            assert spelling not in script, name
+    assert " ".join(sorted(rules.STOP_WORDS)[:4]) not in script
+    assert "a an and are" not in script
+    weight = r"\b(?:type|old_type|explanation|hints|context|info|threshold)\s*:\s*\d"
+    assert re.findall(weight, script) == []
+    assert "a-z0-9_" not in script
+
+
+def test_runtime_expressions_are_the_texts_the_registry_flags(entries: list[SearchEntry]) -> None:
+    """search.rules keeps its own copy of the shape registry/derive.py flags as run-time text
+    (the browser needs it, and lookup must not import the registry): the same verdict on every
+    registry text."""
+    from gbsite.registry.derive import is_runtime_text
+
+    values = {
+        value
+        for e in entries
+        for t in e.texts
+        for value in (t.gb_type, t.explanation, t.context, *t.hints)
+    }
+    flagged = {v for v in values if is_runtime_text(v)}
+    assert len(flagged) >= 5  # the registry has some: the check compares something
+    assert {v for v in values if rules.pattern("runtime_expression").match(v.strip())} == flagged
+    assert not any(logs.usable(v) for v in flagged)
+
+
+def test_the_marks_the_parser_keys_on_are_markers() -> None:
+    markers = rules.pattern("markers")
+    for name, mark in rules.MARKS.items():
+        found = markers.search(f"xx {mark} about this graph break yy")
+        assert found and found.start() == 3 and found.group().startswith(mark), name
+
+
+def test_files_named_in_the_search_code_exist() -> None:
+    """Its comments and docstrings send a reader to other files: those files are there."""
+    sources = [*sorted((REPO / "src" / "gbsite" / "search").glob("*.py")), SEARCH_JS]
+    named = {
+        (source.name, path)
+        for source in sources
+        for path in re.findall(
+            r"\b(?:src|tests|templates|benchmarks)/[\w./-]*\w", source.read_text()
+        )
+    }
+    assert len(named) >= 5
+    assert [(name, p) for name, p in sorted(named) if not (REPO / p).exists()] == []
