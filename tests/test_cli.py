@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -10,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, Project
+from conftest import REPO, Project, line_of
 from gbsite import version
+from gbsite.errors import github_property
 
 
 def gbsite(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -143,3 +145,38 @@ def test_bad_arguments_get_one_line_and_no_traceback(
     assert message in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) <= 3
     assert (tmp_path / "a-file").read_text() == "not a site"
+
+
+def test_check_reports_each_format(project: Project) -> None:
+    """One problem, as a reader, a tool and GitHub Actions get it; the same exit status."""
+    path = project.docs / "gb0010.md"
+    path.write_text(path.read_text() + "\nstray text\n")
+    line = line_of(path, "stray text")
+    where = f"{path}:{line}"
+    message = "text added outside the ADDITIONAL INFORMATION block: 'stray text'."
+
+    text = project.run("check")
+    assert text.code == 1
+    assert text.out.startswith(f"{where}: {message}") and text.out.count("\n") == 1
+    assert text.err == "check: 1 problem(s)\n"  # stdout holds the problems alone
+
+    github = project.run("check", "--format", "github")
+    assert github.code == 1 and github.err == ""
+    annotation, summary = github.out.splitlines()
+    assert annotation.startswith(f"::error file={github_property(str(path))},line={line}::")
+    assert summary == "check: 1 problem(s)"
+
+    data = json.loads((tool := project.run("check", "--format", "json")).out)
+    assert tool.code == 1 and tool.err == ""
+    assert list(data) == ["ok", "entries", "docs", "problems"]
+    assert data["ok"] is False and data["entries"] == data["docs"] > 500
+    [problem] = data["problems"]
+    assert (problem["path"], problem["line"]) == (str(path), line)
+    assert problem["message"].startswith(message)
+
+    path.write_text(path.read_text().replace("\nstray text\n", ""))
+    clean = project.run("check", "--format", "github")
+    assert (
+        clean.code == 0
+        and clean.out == f"check: registry ({data['entries']} ids) and docs are consistent\n"
+    )

@@ -84,12 +84,14 @@ def sync(cfg: Config, args: argparse.Namespace) -> int:
 def check(cfg: Config, args: argparse.Namespace) -> int:
     """The registry, docs/gb/ and (with --record) the record of runs agree; nothing written.
     With --examples, the examples run (examples/command.py)."""
+    if args.examples:
+        from gbsite.examples import command
+
+        return command.check(cfg, args)
     from gbsite.docs import sync
-    from gbsite.examples import checking, command
+    from gbsite.examples import checking
     from gbsite.report import report
 
-    if args.examples:
-        return command.check(cfg, args)
     reg = registry.load(cfg.registry_dir)
     result = sync.plan(cfg, reg)
     problems = sync.check_problems(cfg, result) + checking.page_problems(result.blocks, reg.entries)

@@ -10,8 +10,6 @@ from typing import TextIO
 
 from gbsite.errors import Problem
 
-FORMATS = ("text", "json", "github")
-
 
 def report(
     problems: Sequence[Problem],
@@ -42,8 +40,7 @@ def report(
         if format == "github":
             print(problem.github(), file=out)
             continue
-        named = program and problem.path is None
-        print(f"{program}: {problem}" if named else problem, file=out)
+        print(f"{program}: {problem}" if program and problem.path is None else problem, file=out)
         detail = details(problem).strip() if details else ""
         if detail:
             print("    " + detail.replace("\n", "\n    "), file=out)
