@@ -22,8 +22,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
     wanted = list(releases) if args.torch == "all" else [args.torch] if args.torch else [None]
     # Every environment first: an unknown release or a failed install changes nothing.
     pythons = [
-        torchenv.python_for(r, releases) if r else args.python or sys.executable
-        for r in wanted
+        torchenv.python_for(r, releases) if r else args.python or sys.executable for r in wanted
     ]
     reg = registry.load(cfg.registry_dir)
 
