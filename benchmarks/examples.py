@@ -66,7 +66,7 @@ def main() -> None:
     args = parser.parse_args()
     unique = all_blocks()
     blocks = (unique * (args.blocks // max(1, len(unique)) + 1))[: max(args.blocks, len(unique))]
-    version = examples.torch_info(sys.executable)[0]
+    version = torchenv.torch_info(sys.executable)[0]
     print(
         f"{len(unique)} distinct blocks in docs/gb/, repeated to {len(blocks)}; torch {version}, "
         f"{args.jobs} jobs, {os.cpu_count()} cores"
