@@ -450,16 +450,24 @@ def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> N
     """serve rebuilds only what a docs edit touches; the result must be the full build's."""
     from gbsite import config
     from gbsite.site import build, fingerprint
+    from gbsite.site.cache import BuildCache
 
     proj = make_project(tmp_path / "proj", docs=True)
     doc = proj.docs / "gb0025.md"
     doc.write_text(docs.with_block(doc.read_text(), "\nAn earlier note.\n"))
-    builder = build.Builder(config.load(proj.root), tmp_path / "site")
-    builder.build(skip_unchanged=False)
+    cache = BuildCache()
+    cfg = config.load(proj.root)
+    first = build.build(cfg, tmp_path / "site", skip_unchanged=False, cache=cache)
 
     doc.write_text(docs.with_block(doc.read_text(), edit))
-    incremental = builder.docs_changed([doc]).outputs
-    full = build.Builder(config.load(proj.root), tmp_path / "full").build().outputs
+    again = build.build(cfg, tmp_path / "site", skip_unchanged=False, cache=cache)
+    incremental = again.outputs
+    full = build.build(cfg, tmp_path / "full").outputs
+    # Only what the edit touches was written: the page, and what lists or searches its block.
+    touched = {"gb/gb0025.html", "gb/gb0025.json", "index.html", "dashboard.html"}
+    touched |= {"registry.json", "assets/search-index.js", "assets/style.css", "404.html"}
+    assert first.written == first.files
+    assert 2 <= again.written <= len(touched | {fingerprint.MARKER})
     marker = fingerprint.MARKER
     assert set(incremental) == set(full)
     differing = [p for p in full if p != marker and incremental[p] != full[p]]
@@ -591,3 +599,85 @@ def test_entry_json_beside_each_page(built: Project) -> None:
     assert state == {"release": "2.15.0", "state": state["state"], "last_release": "2.15.0"}
     assert all(set(e) == {"kind", "needs", "outcomes"} for e in examples)
     assert 'href="gb0025.json"' in html(built, "gb/gb0025.html")
+
+
+def test_cached_builds_follow_every_kind_of_change(tmp_path: Path) -> None:
+    """serve's builds keep a cache from one to the next; after each kind of change, what they
+    serve and what they leave on disk is what a build from scratch writes."""
+    from gbsite import config
+    from gbsite.site import build
+    from gbsite.site.cache import BuildCache
+
+    proj = make_project(tmp_path / "proj", docs=True)
+    cfg = config.load(proj.root)
+    cache = BuildCache()
+    served = tmp_path / "served"
+    build.build(cfg, served, skip_unchanged=False, cache=cache)
+
+    def edit_block(gb_id: str, text: str) -> None:
+        doc = proj.docs / f"{gb_id.lower()}.md"
+        doc.write_text(docs.with_block(doc.read_text(), text))
+
+    def append(path: Path, text: str) -> None:
+        path.write_text(path.read_text() + text)
+
+    def replace(path: Path, old: str, new: str) -> None:
+        assert old in path.read_text()
+        path.write_text(path.read_text().replace(old, new))
+
+    changes = {
+        "prose edited": lambda: edit_block("GB0025", "\nA note about GB0170.\n"),
+        # A verified page loses its examples: its state, the dashboard and the index change.
+        "examples removed": lambda: edit_block("GB0003", "\nNothing to show yet.\n"),
+        "docs file deleted": lambda: (proj.docs / "gb0030.md").unlink(),
+        "new highlight rules": lambda: edit_block(
+            "GB0040", "\n```python\nasync def f():\n    await g()  # a comment\n```\n"
+        ),
+        "template edited": lambda: replace(
+            proj.root / "templates/base.html.j2", "Skip to content", "Skip to the content"
+        ),
+        "record edited": lambda: append(cfg.verified_file, "# a comment\n"),
+        "same again": lambda: None,
+    }
+    for n, (what, change) in enumerate(changes.items()):
+        change()
+        report = build.build(cfg, served, skip_unchanged=False, cache=cache)
+        fresh = build.build(cfg, tmp_path / f"fresh{n}", skip_unchanged=False).outputs
+        assert report.outputs.keys() == fresh.keys(), what
+        differ = [p for p in fresh if p != fingerprint_marker() and report.outputs[p] != fresh[p]]
+        assert differ == [], what
+        on_disk = {
+            p.relative_to(served).as_posix(): p.read_bytes()
+            for p in served.rglob("*")
+            if p.is_file()
+        }
+        assert on_disk.keys() == fresh.keys(), what
+        assert [p for p in fresh if on_disk[p] != report.outputs[p]] == [], what
+        if what == "same again":
+            assert report.written == 0  # not even the marker
+        elif what == "template edited":
+            assert report.written > 600  # every HTML page has the layout
+        elif what == "record edited":
+            assert report.written == 1  # a comment: only the marker, now a full build's
+        else:
+            assert 1 < report.written < 12, (what, report.written)
+
+
+def fingerprint_marker() -> str:
+    from gbsite.site import fingerprint
+
+    return fingerprint.MARKER
+
+
+def test_a_registry_with_no_ids_builds(empty_project: Project, tmp_path: Path) -> None:
+    """An imported snapshot with no ids: the dashboard's shares are 0, not a division error."""
+    from gbsite import config
+    from gbsite.site import build
+
+    source = tmp_path / "torch-2.13.0.json"
+    source.write_text("{}")
+    assert gbsite_process(empty_project, "import", str(source)).returncode == 0
+    report = build.build(config.load(empty_project.root), tmp_path / "site")
+    dashboard = report.outputs["dashboard.html"].decode()
+    assert "0 graph breaks" in dashboard.replace('<span class="number">0</span>', "0")
+    assert not [p for p in report.outputs if p.startswith("gb/")]

@@ -31,6 +31,7 @@ from gbsite import config
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
 from gbsite.site import build
+from gbsite.site.cache import BuildCache
 
 DEBOUNCE = 0.025  # seconds of quiet after the last change before rebuilding (editors save in
 # a few ms, often as write-to-temp and rename: one save, several events)
@@ -247,7 +248,7 @@ class DevServer:
         self._pending: set[Path] = set()
         self._replaced: set[Path] = set()
         self._last_change = 0.0
-        self.builder = build.Builder(cfg, out_dir)
+        self.cache = BuildCache()  # what each build keeps for the next (site/cache.py)
         self._observer: BaseObserver = Observer()
         self._watcher = _Watcher(self._relevant, self._changed)
         self._watches: dict[Path, ObservedWatch] = {}
@@ -262,20 +263,13 @@ class DevServer:
         self.url = f"http://{host}:{self.httpd.server_address[1]}/"
 
     def rebuild(self, changed: set[Path] | None = None) -> None:
-        """A full build, or after edits to docs files only, just the pages they touch."""
+        """Build again: the same phases as `gbsite build`, doing only what the changes need."""
         started = time.perf_counter()
         current = self.state.snapshot
         try:
-            docs_only = bool(changed) and all(
-                p.suffix == ".md" and p.parent == self.cfg.docs_dir for p in changed or ()
-            )
-            if docs_only and self.builder.model is not None:
-                report = self.builder.docs_changed(changed or ())
-            else:
-                # gbsite.toml may have changed; the folders to watch are fixed at start-up.
-                self.cfg = config.load(self.cfg.root)
-                self.builder = build.Builder(self.cfg, self.out_dir)
-                report = self.builder.build(skip_unchanged=False)
+            if changed is None or self.cfg.file in changed:
+                self.cfg = config.load(self.cfg.root)  # the folders watched stay those at start
+            report = build.build(self.cfg, self.out_dir, skip_unchanged=False, cache=self.cache)
         except GbsiteError as exc:
             message = "\n".join(str(p) for p in exc.problems)
             self.log(
@@ -300,7 +294,7 @@ class DevServer:
                 message += "\n" + "".join(traceback_mod.format_exception(exc))
             self.log(f"build failed; still serving the last good site:\n{message}")
             self.state.publish(ServedSite(current.number, current.outputs, message))
-            self.builder = build.Builder(self.cfg, self.out_dir)  # start afresh next time
+            self.cache = BuildCache()  # start afresh next time
             return
         ms = (time.perf_counter() - started) * 1000
         for warning in report.warnings:

@@ -1,23 +1,19 @@
-"""Contributor blocks (Additional Information, Markdown) to sanitized HTML, every page at once.
-
-The Markdown stack (markdown-it, Pygments, nh3) is the slowest part of a build to import and
-to run, and it needs nothing from the registry but the list of its ids. So `gbsite build`
-renders the blocks in a forked worker while it loads the registry and builds the page models
-(build.py).
-"""
+"""Contributor blocks (Additional Information, Markdown) to sanitized HTML, with a caption
+above each example saying what it did with each torch release, and the highlighting rules
+their code needs. The build renders each entry page's block as it renders the page
+(site/render.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gbsite.examples import record
 from gbsite.examples.record import Record
 
 if TYPE_CHECKING:
-    from gbsite.docs.markdown import Fence
+    from gbsite.docs.markdown import ContributorMarkdown, Fence
 
 
 # Section ids of an entry page (entry.html.j2); contributor headings are kept clear of them.
@@ -98,49 +94,42 @@ class ExampleCaptions:
         return '<span class="outcomes">torch ' + " · ".join(parts) + "</span>"
 
 
-@dataclass(frozen=True, slots=True)
-class RenderedBlocks:
-    pages: dict[str, RenderedBlock]  # by id
-    css: str  # the Pygments rules for the classes their code uses, both themes
+class BlockRenderer:
+    """Renders contributor blocks one at a time; the Markdown stack is imported on first use.
+    Entry pages are siblings, so links to other ids are file names."""
 
-    def replaced(self, fresh: dict[str, RenderedBlock], removed: Iterable[str]) -> RenderedBlocks:
-        """These blocks with some re-rendered or gone (serve's rebuild after a docs edit)."""
-        gone = set(removed)
-        pages = {i: b for i, b in self.pages.items() if i not in gone}
-        pages.update(fresh)
-        return RenderedBlocks(pages, stylesheet_rules(pages))
+    def __init__(self, known_ids: Iterable[str], runs: Record, releases: Sequence[str]) -> None:
+        self.known_ids = known_ids
+        self.captions = ExampleCaptions(runs, releases)
+        self._markdown: ContributorMarkdown | None = None
+
+    def prepare(self) -> ContributorMarkdown:
+        """The Markdown renderer, made (and the Markdown stack imported) on first use."""
+        if self._markdown is None:
+            from gbsite import urls
+            from gbsite.docs.markdown import ContributorMarkdown
+
+            page = urls.Links(urls.entry("GB0000"))  # every entry page is in gb/
+            self._markdown = ContributorMarkdown(
+                known_ids=self.known_ids,
+                link_for=lambda other: page.near(urls.entry(other)),
+                reserved_ids=PAGE_SECTIONS,
+                fence_caption=self.captions,
+            )
+        return self._markdown
+
+    def __call__(self, gb_id: str, source: str) -> RenderedBlock:
+        from gbsite.docs.highlight import used_classes
+
+        html = self.prepare().render(source, gb_id)
+        return RenderedBlock(html, tuple(sorted(used_classes([html]))))
 
 
-def stylesheet_rules(pages: dict[str, RenderedBlock]) -> str:
-    classes = {cls for block in pages.values() for cls in block.classes}
-    if not classes:
+def stylesheet_rules(classes: Iterable[str]) -> str:
+    """The Pygments rules for these highlighting classes, both themes ("" for none)."""
+    wanted = set(classes)
+    if not wanted:
         return ""
     from gbsite.docs.highlight import highlight_css
 
-    return highlight_css(classes)
-
-
-def render(
-    sources: dict[str, str],
-    known_ids: Iterable[str],
-    verified_file: Path,
-    releases: Sequence[str],
-) -> RenderedBlocks:
-    """Each id's block (Markdown) as HTML; entry pages are siblings, so links are file names."""
-    runs = record.read(verified_file)  # read even when unused: a broken record is an error
-    if not sources:
-        return RenderedBlocks({}, "")  # nothing written yet: no need for the Markdown stack
-    from gbsite.docs.highlight import used_classes
-    from gbsite.docs.markdown import ContributorMarkdown
-
-    markdown = ContributorMarkdown(
-        known_ids=known_ids,
-        link_for=lambda gb_id: f"{gb_id.lower()}.html",
-        reserved_ids=PAGE_SECTIONS,
-        fence_caption=ExampleCaptions(runs, releases),
-    )
-    pages = {}
-    for gb_id, source in sources.items():
-        html = markdown.render(source, gb_id)
-        pages[gb_id] = RenderedBlock(html, tuple(sorted(used_classes([html]))))
-    return RenderedBlocks(pages, stylesheet_rules(pages))
+    return highlight_css(wanted)

@@ -36,6 +36,7 @@ def _files(folder: Path, root: Path | None = None) -> list[Path]:
 @dataclass(frozen=True)
 class ReadInputs:
     digest: str  # of the files below, gbsite's code and SOURCE_DATE_EPOCH
+    generation: str  # the same but for the docs files: what a BuildCache keeps (cache.py)
     files: dict[Path, bytes]  # the project's input files
 
     def read(self, path: Path) -> bytes:
@@ -45,11 +46,11 @@ class ReadInputs:
 
 
 def inputs(cfg: Config) -> ReadInputs:
+    docs = _files(cfg.docs_dir, cfg.root)
     sources = [
         cfg.file,
         *([cfg.verified_file] if cfg.verified_file.exists() else []),
         *_files(cfg.registry_dir, cfg.root),
-        *_files(cfg.docs_dir, cfg.root),
         *_files(cfg.templates_dir, cfg.root),
     ]
     files = {path: path.read_bytes() for path in sources}
@@ -58,15 +59,30 @@ def inputs(cfg: Config) -> ReadInputs:
     code = {path: path.read_bytes() if path.suffix != ".pyc" else b"" for path in _files(package)}
     # Paths are hashed relative to the package and the project: a project moved or cloned
     # elsewhere, with its site, is still up to date, and the marker says nothing of where it is.
-    named = [(os.path.relpath(path, package), data) for path, data in code.items()]
-    named += [(os.path.relpath(path, cfg.root), data) for path, data in files.items()]
+    named = [(_relative(path, package), data) for path, data in code.items()]
+    named += [(_relative(path, cfg.root), data) for path, data in files.items()]
+    generation = _digest(named, os.environ.get("SOURCE_DATE_EPOCH", "").encode())
+    doc_files = {path: path.read_bytes() for path in docs}
+    named = [(_relative(path, cfg.root), data) for path, data in doc_files.items()]
+    return ReadInputs(_digest(named, generation.encode()), generation, {**files, **doc_files})
+
+
+def _relative(path: Path, base: Path) -> str:
+    """`path` from `base`, with forward slashes; by string (serve fingerprints on every save,
+    and os.path.relpath for each of ~1,300 files costs more than hashing them)."""
+    text, prefix = str(path), str(base) + os.sep
+    rel = text[len(prefix) :] if text.startswith(prefix) else os.path.relpath(path, base)
+    return rel.replace(os.sep, "/")
+
+
+def _digest(named: list[tuple[str, bytes]], extra: bytes) -> str:
     digest = hashlib.sha256()
     for name, data in named:
-        digest.update(Path(name).as_posix().encode() + b"\0")
+        digest.update(name.encode() + b"\0")
         digest.update(data)
         digest.update(b"\0")
-    digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
-    return ReadInputs(digest.hexdigest(), files)
+    digest.update(extra)
+    return digest.hexdigest()
 
 
 def marker(fingerprint: str, sizes: dict[str, int]) -> bytes:

@@ -16,12 +16,55 @@ import os
 import shutil
 from collections.abc import Collection, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from gbsite.errors import GbsiteError
+from gbsite.fs.files import write_if_changed
 from gbsite.fs.transaction import exchange
-from gbsite.site.fingerprint import MARKER
+from gbsite.site.fingerprint import MARKER, marker
+
+if TYPE_CHECKING:
+    from gbsite.site.cache import BuildCache
 
 _PARTS = ".parts"  # inside the new site, removed before the swap
+
+
+class Target(Protocol):
+    """Where a build writes the site: a new folder swapped in whole (Staging), or the
+    folder itself (InPlace)."""
+
+    out_dir: Path
+
+    def write(self, files: Mapping[str, bytes], *, apart: bool = False) -> int: ...
+
+    def commit(self, paths: Collection[str], changed: int) -> None: ...
+
+    def discard(self) -> None: ...
+
+
+class InPlace:
+    """The changed files of a site written over the old ones, each atomically: for `serve`,
+    whose later builds change a few files of a site it wrote itself (cache.py), and serve the
+    pages from memory, never from the folder."""
+
+    def __init__(self, out_dir: Path, previous: Collection[str]) -> None:
+        self.out_dir = out_dir
+        self.previous = previous  # the paths the folder holds
+        self.vouched = True  # the marker describes the folder (until a file is changed)
+
+    def write(self, files: Mapping[str, bytes], *, apart: bool = False) -> int:
+        if self.vouched and files and MARKER not in files:
+            # A build stopped half-way must not leave a marker that says the folder is whole.
+            write_if_changed(self.out_dir / MARKER, marker("-", {}))
+            self.vouched = False
+        return sum(write_if_changed(self.out_dir / rel, data) for rel, data in files.items())
+
+    def commit(self, paths: Collection[str], changed: int) -> None:
+        for gone in set(self.previous) - set(paths):
+            (self.out_dir / gone).unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        pass
 
 
 class Staging:
@@ -123,3 +166,11 @@ def _read(path: Path) -> bytes | None:
 
 def _existing(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def target(out_dir: Path, cache: BuildCache) -> Target:
+    """Where this build writes: over the files a cache says the folder holds (serve's later
+    builds), else a new folder to swap in."""
+    if cache.written_to == out_dir and (out_dir / MARKER).is_file():
+        return InPlace(out_dir, cache.files)
+    return Staging(out_dir)

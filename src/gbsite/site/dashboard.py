@@ -1,0 +1,240 @@
+"""The dashboard and the release pages, as plain data: counts, coverage and lists of entries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gbsite import urls
+from gbsite.examples import coverage
+from gbsite.registry.derive import DEFECTS, Defect
+from gbsite.registry.model import Category, Registry, Revision, Text
+from gbsite.registry.views import EntryView
+from gbsite.site.charts import BarChart, bar_chart
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    view: EntryView
+    fields: tuple[str, ...]  # which parts of the text changed, for "changed" entries
+
+
+@dataclass(frozen=True, slots=True)
+class ReleasePage:
+    label: str
+    previous: str | None
+    entries: int
+    texts: int
+    added: tuple[EntryView, ...]
+    changed: tuple[Change, ...]
+    removed: tuple[EntryView, ...]
+
+    @property
+    def path(self) -> str:
+        return urls.release(self.label)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryList:
+    """A list behind a number on the dashboard."""
+
+    key: str
+    title: str
+    description: str
+    entries: tuple[EntryView, ...]
+
+
+def share(count: int, total: int) -> float:
+    """Percent, one decimal, for a bar; 0 of nothing (an empty registry) is 0."""
+    return round(100 * count / total, 1) if total else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryCount:
+    category: Category | None  # None: no canned hint, so no category
+    count: int
+    share: float  # percent of the current entries
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageList:
+    state: str
+    title: str
+    description: str
+    entries: tuple[EntryView, ...]
+    share: float  # percent of the release's ids
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageSummary:
+    """How many ids of the release the examples run against are in each state."""
+
+    release: str
+    total: int
+    lists: tuple[CoverageList, ...]  # one per state, in coverage.STATES order
+
+    @property
+    def verified(self) -> int:
+        return next(len(c.entries) for c in self.lists if c.state == "verified")
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseCoverage:
+    """One row of the dashboard's table of coverage by release of the examples."""
+
+    release: str
+    total: int  # ids of that release
+    counts: tuple[int, ...]  # per state, in coverage.STATES order
+
+
+@dataclass(frozen=True, slots=True)
+class Dashboard:
+    coverage: CoverageSummary
+    by_release: tuple[ReleaseCoverage, ...]
+    states: tuple[tuple[str, str], ...]  # (state, title), the table's columns
+    total: int
+    current: int
+    removed: int
+    with_info: int
+    missing_content: int
+    by_category: tuple[CategoryCount, ...]
+    growth: BarChart
+    growth_table: tuple[tuple[str, int, int], ...]  # release, ids, texts
+    lists: tuple[EntryList, ...]
+
+
+def _text_fields_changed(old: Text, new: Text) -> tuple[str, ...]:
+    names = (
+        ("gb_type", "type"),
+        ("context", "context"),
+        ("explanation", "explanation"),
+        ("hints", "hints"),
+    )
+    return tuple(label for attr, label in names if getattr(old, attr) != getattr(new, attr))
+
+
+def _current_before(
+    revisions: Sequence[Revision], index: dict[str, int], release: int
+) -> Text | None:
+    """The text that was current in the release before `release`, if known."""
+    best: tuple[int, Text] | None = None
+    for rev in revisions:
+        since = index[rev.current_since] if rev.current_since is not None else None
+        if since is not None and since < release and (best is None or since > best[0]):
+            best = (since, rev.text)
+    return best[1] if best else None
+
+
+def release_pages(registry: Registry, views: list[EntryView]) -> list[ReleasePage]:
+    index = {label: i for i, label in enumerate(registry.labels)}
+    pages = []
+    for i, source in enumerate(registry.sources):
+        label = source.label
+        added, changed, removed = [], [], []
+        for view in views:
+            entry = view.entry
+            if entry.added == label:
+                added.append(view)
+            if entry.removed == label:
+                removed.append(view)
+            revisions = [*entry.history, *entry.replaced]
+            if entry.added != label and any(r.current_since == label for r in revisions):
+                new = next(r.text for r in revisions if r.current_since == label)
+                old = _current_before(revisions, index, i)
+                fields = _text_fields_changed(old, new) if old else ()
+                changed.append(Change(view, fields))
+        pages.append(
+            ReleasePage(
+                label,
+                registry.labels[i - 1] if i else None,
+                source.entries,
+                source.items,
+                tuple(added),
+                tuple(changed),
+                tuple(removed),
+            )
+        )
+    return pages
+
+
+def coverage_summary(
+    release: str, views: list[EntryView], states: dict[str, str | None]
+) -> CoverageSummary:
+    """`states`: each id's coverage state for `release`, None when the release lacks the id."""
+    ids = [v for v in views if states[v.id] is not None]
+    lists = []
+    for state in coverage.STATES:
+        listed = tuple(v for v in ids if states[v.id] == state)
+        title, description = coverage.STATE_TEXT[state]
+        lists.append(CoverageList(state, title, description, listed, share(len(listed), len(ids))))
+    return CoverageSummary(release, len(ids), tuple(lists))
+
+
+def dashboard(
+    registry: Registry,
+    views: list[EntryView],
+    has_info: dict[str, bool],
+    covered: CoverageSummary,
+    by_release: tuple[ReleaseCoverage, ...] = (),
+) -> Dashboard:
+    current = [v for v in views if not v.entry.is_removed]
+
+    def with_defect(key: str) -> tuple[EntryView, ...]:
+        return tuple(v for v in current if any(d.key == key for d in v.defects))
+
+    missing_keys = ("no-hints", "empty-explanation", "empty-context")
+    missing = [v for v in current if any(d.key in missing_keys for d in v.defects)]
+    counts: list[CategoryCount] = []
+    for category in registry.categories:
+        n = sum(category in v.categories for v in current)
+        counts.append(CategoryCount(category, n, share(n, len(current))))
+    n = sum(not v.categories for v in current)
+    counts.append(CategoryCount(None, n, share(n, len(current))))
+    growth = [(s.label, s.entries, s.items) for s in registry.sources]
+    lists = [
+        EntryList(
+            "with-info",
+            "With additional information",
+            "Entries whose page has a contributor's Additional Information.",
+            tuple(v for v in views if has_info.get(v.id)),
+        ),
+        EntryList(
+            "missing-content",
+            "With missing content",
+            "Current entries with no hints, an empty explanation or an empty context.",
+            tuple(missing),
+        ),
+        *(EntryList(d.key, d.label, d.description, with_defect(d.key)) for d in _listed_defects()),
+        EntryList(
+            "removed",
+            "Removed",
+            "Ids PyTorch no longer has; their pages stay.",
+            tuple(v for v in views if v.entry.is_removed),
+        ),
+    ]
+    return Dashboard(
+        coverage=covered,
+        by_release=by_release,
+        states=tuple((s, coverage.STATE_TEXT[s][0]) for s in coverage.STATES),
+        total=len(views),
+        current=len(current),
+        removed=len(views) - len(current),
+        with_info=sum(1 for v in views if has_info.get(v.id)),
+        missing_content=len(missing),
+        by_category=tuple(counts),
+        growth=bar_chart("Graph-break ids per PyTorch release", [(g[0], g[1]) for g in growth]),
+        growth_table=tuple(growth),
+        lists=tuple(lists),
+    )
+
+
+def _listed_defects() -> list[Defect]:
+    order = (
+        "no-hints",
+        "empty-explanation",
+        "empty-context",
+        "runtime-explanation",
+        "split-hints",
+        "leaked-source",
+    )
+    return [DEFECTS[key] for key in order]

@@ -1,0 +1,152 @@
+"""The page table: one row per file of the site, saying where it goes, what it is made from and
+what its bytes depend on. Every later phase walks this one list (render.py, output.py).
+
+Rows are grouped by what the files are: entry pages and their JSON, the index, the dashboard,
+the release pages, the search index and registry.json, the assets, the stylesheet and the 404
+page that carries it inline, the sitemap.
+
+A row's `key` is what its bytes depend on besides the inputs every page shares (registry,
+record, templates, settings: the cache's generation, cache.py). `serve` renders a file again
+only when its key changed since the last build; a build test checks that this gives the same
+bytes as a full build, so a key must name everything its template or function reads.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gbsite import urls
+from gbsite.fs.files import input_files
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from gbsite.config import Config
+    from gbsite.site.content import SiteModel
+
+ENTRY, ENTRY_JSON, INDEX, DASHBOARD, RELEASE, DATA, ASSET, STYLESHEET, NOT_FOUND, SITEMAP = (
+    "entry",
+    "entry JSON",
+    "index",
+    "dashboard",
+    "release",
+    "data",
+    "asset",
+    "stylesheet",
+    "404",
+    "sitemap",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    path: str  # where it goes in the site (urls.py)
+    kind: str  # one of the kinds above
+    key: object  # what its bytes depend on, within a generation (see above)
+    template: str | None = None  # rendered from this template with `context`...
+    context: Mapping[str, object] = field(default_factory=dict)
+    make: Callable[[], str | bytes] | None = None  # ...or made by this function
+    block: str | None = None  # an entry page's id, when it shows its contributor block...
+    markdown: str | None = None  # ...whose source this is
+    styled: bool = False  # needs the stylesheet, known once every block is rendered
+
+
+def plan(cfg: Config, site: SiteModel) -> list[Page]:
+    """Every file of the site, in the order a build renders them: the stylesheet and the 404
+    page last, as they need the highlighting rules of every contributor block."""
+    from gbsite.site import exports
+
+    entries = site.entries
+    has_info = tuple(sorted(gb_id for gb_id, yes in site.has_info.items() if yes))
+    searched = tuple((p.view.id, p.info_block) for p in entries)
+    rows: list[Page] = []
+    for p in entries:
+        rows.append(
+            Page(
+                p.path,
+                ENTRY,
+                p,
+                "entry.html.j2",
+                {"page": p},
+                block=p.view.id if p.info_block is not None else None,
+                markdown=p.info_block,
+            )
+        )
+        make = functools.partial(exports.entry_json, p, site)
+        rows.append(Page(p.json_path, ENTRY_JSON, p, make=make))
+    rows += [
+        Page(urls.INDEX, INDEX, has_info, "index.html.j2", {"model": site}),
+        Page(
+            urls.DASHBOARD,
+            DASHBOARD,
+            site.dashboard,
+            "dashboard.html.j2",
+            {"dashboard": site.dashboard, "model": site},
+        ),
+        Page(urls.RELEASES, RELEASE, None, "releases.html.j2", {"releases": site.releases}),
+        *(Page(r.path, RELEASE, None, "release.html.j2", {"release": r}) for r in site.releases),
+        Page(urls.SEARCH_INDEX, DATA, searched, make=functools.partial(search_index, site)),
+        Page(
+            urls.REGISTRY_JSON,
+            DATA,
+            has_info,
+            make=functools.partial(exports.registry_json, site.registry, site),
+        ),
+        *assets(cfg),
+        Page(urls.SITEMAP, SITEMAP, None, make=functools.partial(exports.sitemap, cfg, site)),
+        Page(urls.NOJEKYLL, DATA, None, make=bytes),
+        Page(urls.STYLESHEET, STYLESHEET, None, styled=True),
+        Page(
+            urls.NOT_FOUND,
+            NOT_FOUND,
+            None,
+            "404.html.j2",
+            {"not_found": site.not_found},
+            styled=True,
+        ),
+    ]
+    return rows
+
+
+def assets(cfg: Config) -> list[Page]:
+    """templates/assets/ but the stylesheet (made from it, see render.py): regular files
+    inside the project only, hidden ones left out, as the fingerprint does."""
+    folder = cfg.templates_dir / urls.ASSETS
+    return [
+        Page(urls.asset(path.relative_to(folder).as_posix()), ASSET, None, make=_reader(path))
+        for path in input_files(folder, cfg.root)
+        if path.name != "style.css"
+    ]
+
+
+def _reader(path: Path) -> Callable[[], bytes]:
+    def read_asset() -> bytes:
+        data = path.read_bytes()
+        if path.suffix == ".css":  # page-specific rules (index.css, dashboard.css)
+            from gbsite.site.render import minify_css
+
+            data = minify_css(data.decode("utf-8")).encode("utf-8")
+        return data
+
+    return read_asset
+
+
+def search_index(site: SiteModel) -> str:
+    """assets/search-index.js: every entry's texts and contributed text, for the browser."""
+    from gbsite.search import index as search
+
+    info = {p.view.id: _searched_text(p.info_block) for p in site.entries if p.info_block}
+    entries = search.entries_for(site.registry, site.views, info)
+    return search.index_js(entries, [c.key for c in site.categories], site.registry.labels)
+
+
+@functools.lru_cache(maxsize=4096)
+def _searched_text(markdown: str) -> str:
+    """A block's words for the search index; kept per source, as serve builds again and again
+    and a save changes one block."""
+    from gbsite.search import index as search
+
+    return search.plain_markdown(markdown)

@@ -1,0 +1,207 @@
+"""The build's render phase: each row of the page table to bytes, written into the new site.
+
+Parallelism lives here and nowhere else: on a platform that can fork, a forked worker and this
+process share the rows in runs of eight (worker.Tickets), each rendering and writing the runs
+it takes, so whichever is faster does more. The worker sends back only what the parent needs:
+each file's size, how many changed, and the highlighting classes of the blocks it rendered
+(the stylesheet, rendered last, has the rules for all of them). With a BuildCache (serve, one
+process), rows whose key is unchanged are not rendered at all, and the bytes are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gbsite import urls
+from gbsite.errors import GbsiteError
+from gbsite.site import pages
+from gbsite.site.pages import Page
+from gbsite.site.worker import Tickets, Worker, can_fork, cancelled_on_error, chunks
+
+if TYPE_CHECKING:
+    import jinja2
+
+    from gbsite.config import Config
+    from gbsite.docs.blocks import RenderedBlock
+    from gbsite.examples.record import Record
+    from gbsite.site.cache import BuildCache
+    from gbsite.site.content import SiteModel
+    from gbsite.site.output import Target
+
+
+class Renderer:
+    """Templates and contributor blocks -> bytes. One per generation of the inputs (cache.py):
+    it holds the compiled templates and the Markdown renderer."""
+
+    def __init__(self, cfg: Config, known_ids: Iterable[str], runs: Record) -> None:
+        from gbsite.docs.blocks import BlockRenderer
+        from gbsite.site import templating
+
+        self.cfg = cfg
+        self.templating = templating
+        self.env: jinja2.Environment = templating.environment(cfg.templates_dir, html=True)
+        self.env.globals["paths"] = urls  # where each file lives: urls.INDEX, urls.entry(id)...
+        # Compiled now, before a worker is forked: it then shares them.
+        templating.compile_all(self.env, cfg.templates_dir, ".html.j2")
+        self.block = BlockRenderer(known_ids, runs, cfg.example_releases)
+
+    def file(self, row: Page, site: SiteModel, block: RenderedBlock | None, css: str) -> bytes:
+        """One row of the page table as bytes; `css` only for the styled rows."""
+        if row.kind == pages.STYLESHEET:
+            return css.encode("utf-8")
+        if row.template is None:
+            made = row.make() if row.make is not None else b""
+            return made.encode("utf-8") if isinstance(made, str) else made
+        from markupsafe import Markup
+
+        extra: dict[str, object] = {}
+        if row.kind == pages.ENTRY:
+            extra["info_html"] = Markup(block.html) if block is not None else None
+        if row.styled:
+            extra["inline_css"] = Markup(css)
+        html = self.templating.render(
+            self.env,
+            row.template,
+            self.cfg.templates_dir,
+            site=site.info,
+            url=urls.Links(row.path),
+            path=row.path,
+            **row.context,
+            **extra,
+        )
+        return html.encode("utf-8")
+
+    def stylesheet(self, classes: Iterable[str]) -> str:
+        """templates/assets/style.css, minified, plus the highlighting rules the code uses."""
+        from gbsite.docs.blocks import stylesheet_rules
+
+        path = self.cfg.templates_dir / urls.STYLESHEET
+        try:
+            base = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise GbsiteError.at(path, None, "stylesheet not found") from None
+        return minify_css(base) + stylesheet_rules(classes)
+
+
+@dataclass
+class Rendered:
+    """What the render phase wrote: every file's size, how many changed, and with a cache,
+    every file's bytes."""
+
+    sizes: dict[str, int] = field(default_factory=dict)
+    changed: int = 0
+    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by id: of its block
+    outputs: dict[str, bytes] = field(default_factory=dict)
+
+    def add(self, target: Target, files: dict[str, bytes], *, apart: bool = False) -> None:
+        """Write `files` into the site, and count them."""
+        self.changed += target.write(files, apart=apart)
+        self.sizes.update((path, len(data)) for path, data in files.items())
+        self.outputs.update(files)
+
+    def merge(self, other: Rendered) -> None:
+        self.sizes.update(other.sizes)
+        self.changed += other.changed
+        self.classes.update(other.classes)
+        self.outputs.update(other.outputs)
+
+
+def render(
+    table: Sequence[Page],
+    renderer: Renderer,
+    site: SiteModel,
+    target: Target,
+    cache: BuildCache,
+    *,
+    parallel: bool,
+    keep: bool,
+) -> Rendered:
+    """Render and write every row; `keep`: keep the bytes in `cache` for the next build."""
+    reuse = cache.files if cache.written_to == target.out_dir else {}
+    rows = [r for r in table if not r.styled and reuse.get(r.path, (_NONE,))[0] != r.key]
+    runs = chunks(rows, size=8)
+
+    def share(numbers: Iterable[int], apart: bool) -> Rendered:
+        done = Rendered()
+        for n in numbers:
+            files = {
+                row.path: renderer.file(row, site, _block(renderer, cache, row, done), "")
+                for row in runs[n]
+            }
+            done.add(target, files, apart=apart)
+            if not keep:
+                done.outputs.clear()  # the worker would send them through a pipe: ~30 ms
+        return done
+
+    if parallel and len(runs) > 1 and can_fork():
+        if any(row.markdown is not None for row in rows):
+            renderer.block.prepare()  # the Markdown stack, imported once for both processes
+        tickets = Tickets(len(runs))
+        try:
+            worker = Worker(lambda: share(tickets, apart=True))
+            with cancelled_on_error(worker):
+                rendered = share(tickets, apart=True)
+            rendered.merge(worker.result())
+        finally:
+            tickets.close()
+    else:
+        rendered = share(range(len(runs)), apart=False)
+    for row in table:  # the files reused as they were, and their blocks' classes
+        if not row.styled and row.path not in rendered.sizes:
+            rendered.sizes[row.path] = len(reuse[row.path][1])
+            rendered.outputs[row.path] = reuse[row.path][1]
+            if row.block is not None and row.block in cache.blocks:
+                rendered.classes[row.block] = cache.blocks[row.block][1].classes
+    # Last, the stylesheet and the 404 page that inlines it: rules for every block's code.
+    css = renderer.stylesheet(c for group in rendered.classes.values() for c in group)
+    for row in table:
+        if not row.styled:
+            continue
+        data = reuse[row.path][1] if reuse.get(row.path, (_NONE,))[0] == css else None
+        if data is None:
+            rendered.add(target, {row.path: renderer.file(row, site, None, css)})
+        else:
+            rendered.sizes[row.path] = len(data)
+            rendered.outputs[row.path] = data
+    if keep:
+        keys = {row.path: css if row.styled else row.key for row in table}
+        cache.files = {path: (key, rendered.outputs[path]) for path, key in keys.items()}
+        cache.written_to = target.out_dir
+    return rendered
+
+
+_NONE = object()  # a key no row has
+
+
+def _block(
+    renderer: Renderer, cache: BuildCache, row: Page, done: Rendered
+) -> RenderedBlock | None:
+    """The row's contributor block as HTML, rendered once per version of its source."""
+    source = row.markdown
+    if row.block is None or source is None:
+        return None
+    kept = cache.blocks.get(row.block)
+    if kept is not None and kept[0] == source:
+        block = kept[1]
+    else:
+        block = renderer.block(row.block, source)
+        cache.blocks[row.block] = (source, block)
+    done.classes[row.block] = block.classes
+    return block
+
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_CSS_SPACE = re.compile(r"\s*([{};:,>])\s*")
+
+
+def minify_css(css: str) -> str:
+    """Comments and white space out: a quarter of the stylesheet, on every page load.
+
+    Safe for our stylesheet, which has no strings or url()s that contain these characters.
+    """
+    css = _CSS_COMMENT.sub("", css)
+    css = _CSS_SPACE.sub(r"\1", " ".join(css.split()))
+    return css.replace(";}", "}").strip() + "\n"
