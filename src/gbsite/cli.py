@@ -118,9 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     command("sync", "gbsite.commands:sync",
         "write docs/gb/gbXXXX.md for every id, keeping the hand-written blocks",
         "Write one docs/gb/gbXXXX.md per registry id. The text between the ADDITIONAL "
-        "INFORMATION markers is kept byte for byte; files of the previous site are converted. If "
-        "text was written outside the markers, nothing is written and the file and line are "
-        "reported: move that text into the block.")
+        "INFORMATION markers is kept byte for byte. If text was written outside the markers, "
+        "nothing is written and the file and line are reported: move that text into the block.")
 
     add = command("check", "gbsite.commands:check",
         "validate registry and docs without writing (exit 1 if problems)",

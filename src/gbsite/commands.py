@@ -75,8 +75,7 @@ def sync(cfg: Config, args: argparse.Namespace) -> int:
         sync.remove_stale_temp_files(cfg.docs_dir)
         written = sync.apply(cfg.docs_dir, result)
     print(
-        f"sync: {len(written)} written ({len(result.created)} new, {len(result.adopted)} converted "
-        f"from the previous site's format), {result.unchanged} unchanged"
+        f"sync: {len(written)} written ({len(result.created)} new), {result.unchanged} unchanged"
     )
     return 0
 

@@ -53,13 +53,6 @@ class Config:
         """Written by `gbsite check --examples`, read by the build."""
         return self.docs_dir.parent / "verified-examples.yaml"
 
-    def edit_url(self, rel: str) -> str:
-        """GitHub's editor for a file, given its path in the repository (`docs/gb/gb0025.md`)."""
-        return f"https://github.com/{self.repository}/edit/{self.branch}/{rel}"
-
-    def source_url(self, rel: str) -> str:
-        return f"https://github.com/{self.repository}/blob/{self.branch}/{rel}"
-
 
 def find_root(start: Path) -> Path:
     for folder in (start, *start.parents):

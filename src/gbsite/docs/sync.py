@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jinja2
 
+from gbsite import urls
 from gbsite.config import Config
 from gbsite.docs import files as docs
 from gbsite.errors import GbsiteError, Problem
@@ -24,9 +25,6 @@ class Plan:
 
     writes: dict[Path, str] = field(default_factory=dict)
     created: set[Path] = field(default_factory=set)
-    # Always empty: files are no longer converted from the previous site's format. cli.py's
-    # sync summary still counts it; the field goes once that summary stops.
-    adopted: set[Path] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)  # sync refuses to write anything
     orphans: list[Problem] = field(default_factory=list)  # left alone
     mentions: list[Problem] = field(default_factory=list)  # unknown ids inside blocks
@@ -35,7 +33,7 @@ class Plan:
 
 
 def page_url(cfg: Config, view: EntryView) -> str:
-    return f"{cfg.site_url}gb/{view.slug}.html"
+    return urls.absolute(cfg, urls.entry(view.id))
 
 
 def render_doc(env: jinja2.Environment, cfg: Config, view: EntryView, block: str) -> str:

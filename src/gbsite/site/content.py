@@ -42,7 +42,7 @@ class SiteInfo:
     """Facts every page shows (header, footer)."""
 
     title: str
-    repository: str
+    repository: str  # the GitHub repository's URL
     newest: str  # newest imported release
     sources: tuple[str, ...]
     built: str | None  # date from SOURCE_DATE_EPOCH, or None: builds are reproducible
@@ -292,7 +292,11 @@ def model(cfg: Config, inputs: Inputs, known: Mapping[str, EntryPage] | None = N
         entries.append(make.page(view, prev, next, doc))
     has_info = {gb_id: doc.has_content for gb_id, doc in docs.items()}
     info = SiteInfo(
-        cfg.title, cfg.repository, registry.labels[-1], tuple(registry.labels), built_date()
+        cfg.title,
+        urls.github_repository(cfg),
+        registry.labels[-1],
+        tuple(registry.labels),
+        built_date(),
     )
     newest = len(examples.releases) - 1
     covered = coverage_summary(
