@@ -13,9 +13,11 @@ every round so that no tool always runs after the same one:
     every registry text and the docs block, benchmarks/mkdocs_site.py and hugo_site.py), each
     into a new folder; benchmarks/tools.py installs both into the cache folder on first use;
   - `gbsite build` again into a folder built before, with nothing changed.
-Prints each one's median, minimum and maximum over the rounds, and the ratios issue 17 sets
+Prints each one's wall time (median, minimum and maximum over the rounds), CPU time (user and
+system, with the child processes it waited for) and peak RSS, then the ratios issue 17 sets
 targets for, each the median of the ratios within a round (both figures then come from the same
-moment of a shared, noisy machine), with PASS or MISS. Scaling, memory and page weight:
+moment of a shared, noisy machine), with PASS or MISS on wall time; the CPU ratio beside it
+shows the work apart from how busy the machine was. Scaling, memory and page weight:
 benchmarks/scaling.py.
 """
 
@@ -68,6 +70,11 @@ TARGETS = (
     (COLD, MKDOCS, 0.2, "gbsite cold / MkDocs cold"),
     (COLD, HUGO, 3.0, "gbsite cold / Hugo cold"),
     (NOOP, COLD, 0.2, "nothing changed / cold"),
+)
+INFO = (
+    (COLD, PASS, "gbsite cold / python -c pass"),
+    (NOOP, PASS, "nothing changed / python -c pass"),
+    (FLOOR_ROW, COLD, "floor / gbsite cold"),
 )
 
 
@@ -125,17 +132,20 @@ def main() -> None:
                 f"{name:34}{r.median():>9.0f}{min(r.wall) * 1000:>7.0f}{max(r.wall) * 1000:>7.0f}"
                 f"{statistics.median(r.cpu) * 1000:>8.0f}{max(r.rss) / 1024:>10.0f}"
             )
-        print("\nmedian of the ratios within each round:")
+
+        def ratio(top: str, bottom: str, cpu: bool = False) -> float:
+            a, b = (runs[top].cpu, runs[bottom].cpu) if cpu else (runs[top].wall, runs[bottom].wall)
+            return statistics.median(x / y for x, y in zip(a, b, strict=True))
+
+        print(f"\nmedian of the ratios within each round{'wall':>9}{'cpu':>8}")
         for top, bottom, target, what in TARGETS:
-            ratio = statistics.median(
-                a / b for a, b in zip(runs[top].wall, runs[bottom].wall, strict=True)
+            value = ratio(top, bottom)
+            print(
+                f"  {what:36}{value:>9.2f}{ratio(top, bottom, cpu=True):>8.2f}"
+                f"   target <= {target} (wall): {verdict(value, target)}"
             )
-            print(f"  {what:30}{ratio:>7.2f}   target <= {target:<4} {verdict(ratio, target)}")
-        for name in (COLD, NOOP):
-            ratio = statistics.median(
-                a / b for a, b in zip(runs[name].wall, runs[PASS].wall, strict=True)
-            )
-            print(f"  {name + ' / pass':30}{ratio:>7.1f}")
+        for top, bottom, what in INFO:
+            print(f"  {what:36}{ratio(top, bottom):>9.2f}{ratio(top, bottom, cpu=True):>8.2f}")
         phases = runs[COLD].phases
         if phases:
             inside = sum(runs[COLD].phase(n) for n in phases[0])
