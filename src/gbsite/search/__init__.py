@@ -1,1 +1,10 @@
-"""Finding a graph break from an id, words or a pasted log: for `gbsite lookup` and the site."""
+"""Finding a graph break from an id, words or a pasted log: for `gbsite lookup` and the site.
+
+rules.py   the patterns, weights, scores, stop words and limits, shared with the browser
+model.py   what is searched (SearchEntry, SearchText) and found (Match)
+index.py   the search index the build writes (assets/search-index.js), and reading it back
+logs.py    parsing a pasted log and matching its graph breaks to registry texts
+words.py   ranking entries by the words of a query
+engine.py  `lookup`: an id, a log or words, each to its way of searching
+command.py the `gbsite lookup` command
+"""

@@ -13,23 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from gbsite.search.index import entries_for, index_js, plain_markdown
 from gbsite.search.logs import lookup_log
 from gbsite.search.model import Match, SearchEntry
 from gbsite.search.rules import LOG_SCORES, LOG_SIGNS, LOG_SIGNS_ANY_CASE, pattern
 from gbsite.search.words import lookup_words
-
-# entries_for, index_js, plain_markdown and SearchEntry are here for src/gbsite/site/build.py
-# only, until it imports them from gbsite.search.index and .model (issue 17); then they go.
-__all__ = [
-    "Match",
-    "SearchEntry",
-    "entries_for",
-    "index_js",
-    "looks_like_log",
-    "lookup",
-    "plain_markdown",
-]
 
 
 def lookup(
