@@ -64,7 +64,7 @@ def build(
     """Build the site into `out_dir` (default: the configured output folder). `parallel`:
     render with a forked worker too; `cache`: keep what this build parsed and rendered, and
     reuse what the last one kept (serve builds in one process, and serves the bytes)."""
-    from gbsite.site import content, inputs, pages, render
+    from gbsite.site import content, inputs, pages, render, renderer
 
     out = output_folder(cfg, out_dir)
     report = BuildReport(out)
@@ -88,7 +88,7 @@ def build(
         with report.phase("plan"):
             table = pages.plan(cfg, site)
             if cache.renderer is None:  # compiles every template: errors show before writing
-                cache.renderer = render.Renderer(cfg, read.registry.entries, read.examples.record)
+                cache.renderer = renderer.Renderer(cfg, read.registry.entries, read.examples.record)
         target = output.target(out, cache)
         try:
             with report.phase("render"):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
     from gbsite.site.content import EntryPage
-    from gbsite.site.render import Renderer
+    from gbsite.site.renderer import Renderer
 
 
 class Shared(NamedTuple):

@@ -14,13 +14,12 @@ from gbsite import urls
 from gbsite.config import Config
 from gbsite.docs.files import Doc
 from gbsite.examples import coverage
-from gbsite.examples.coverage import Page, PageCoverage
-from gbsite.examples.record import Record
+from gbsite.examples.coverage import PageCoverage
 from gbsite.registry.model import Category, Entry, Registry
 from gbsite.registry.views import EntryView
 
 if TYPE_CHECKING:
-    from gbsite.site.inputs import Inputs
+    from gbsite.site.inputs import Examples, Inputs
 
 from gbsite.site.dashboard import (
     Dashboard,
@@ -81,20 +80,6 @@ class EntryPage:
     @property
     def json_path(self) -> str:
         return urls.entry_json(self.view.id)
-
-
-@dataclass(frozen=True, slots=True)
-class Examples:
-    """What the coverage of the pages is derived from (coverage.py)."""
-
-    pages: dict[str, Page]  # each docs file's annotated blocks and status block
-    record: Record  # what each block did with each release
-    releases: tuple[str, ...]  # the torch releases the examples run against, oldest first
-
-    @property
-    def release(self) -> str:
-        """The release the dashboard counts: the newest."""
-        return self.releases[-1]
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,11 +15,25 @@ if TYPE_CHECKING:
     from gbsite.config import Config
     from gbsite.docs.files import Doc
     from gbsite.examples.coverage import Page
+    from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
     from gbsite.site.cache import BuildCache
-    from gbsite.site.content import Examples
     from gbsite.site.fingerprint import ReadInputs
+
+
+@dataclass(frozen=True, slots=True)
+class Examples:
+    """What the coverage of the pages is derived from (coverage.py)."""
+
+    pages: dict[str, Page]  # each docs file's annotated blocks and status block
+    record: Record  # what each block did with each release
+    releases: tuple[str, ...]  # the torch releases the examples run against, oldest first
+
+    @property
+    def release(self) -> str:
+        """The release the dashboard counts: the newest."""
+        return self.releases[-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +50,6 @@ def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Pr
     from gbsite.examples import coverage, record
     from gbsite.registry import store
     from gbsite.registry.views import entry_views
-    from gbsite.site.content import Examples
 
     if cache.shared is None:  # else: the registry, record and settings are those of last time
         registry = store.load(cfg.registry_dir, read=snapshot.read)

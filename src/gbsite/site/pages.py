@@ -126,7 +126,7 @@ def _reader(path: Path) -> Callable[[], bytes]:
     def read_asset() -> bytes:
         data = path.read_bytes()
         if path.suffix == ".css":  # page-specific rules (index.css, dashboard.css)
-            from gbsite.site.render import minify_css
+            from gbsite.site.renderer import minify_css
 
             data = minify_css(data.decode("utf-8")).encode("utf-8")
         return data

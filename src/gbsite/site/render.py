@@ -10,80 +10,20 @@ process), rows whose key is unchanged are not rendered at all, and the bytes are
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gbsite import urls
-from gbsite.errors import GbsiteError
 from gbsite.site import pages
 from gbsite.site.pages import Page
 from gbsite.site.worker import Tickets, Worker, can_fork, cancelled_on_error, chunks
 
 if TYPE_CHECKING:
-    import jinja2
-
-    from gbsite.config import Config
     from gbsite.docs.blocks import RenderedBlock
-    from gbsite.examples.record import Record
     from gbsite.site.cache import BuildCache
     from gbsite.site.content import SiteModel
     from gbsite.site.output import Target
-
-
-class Renderer:
-    """Templates and contributor blocks -> bytes. One per generation of the inputs (cache.py):
-    it holds the compiled templates and the Markdown renderer."""
-
-    def __init__(self, cfg: Config, known_ids: Iterable[str], runs: Record) -> None:
-        from gbsite.docs.blocks import BlockRenderer
-        from gbsite.site import templating
-
-        self.cfg = cfg
-        self.templating = templating
-        self.env: jinja2.Environment = templating.environment(cfg.templates_dir, html=True)
-        self.env.globals["paths"] = urls  # where each file lives: urls.INDEX, urls.entry(id)...
-        # Compiled now, before a worker is forked: it then shares them.
-        templating.compile_all(self.env, cfg.templates_dir, ".html.j2")
-        self.block = BlockRenderer(known_ids, runs, cfg.example_releases)
-
-    def file(self, row: Page, site: SiteModel, block: RenderedBlock | None, css: str) -> bytes:
-        """One row of the page table as bytes; `css` only for the styled rows."""
-        if row.kind == pages.STYLESHEET:
-            return css.encode("utf-8")
-        if row.template is None:
-            made = row.make() if row.make is not None else b""
-            return made.encode("utf-8") if isinstance(made, str) else made
-        from markupsafe import Markup
-
-        extra: dict[str, object] = {}
-        if row.kind == pages.ENTRY:
-            extra["info_html"] = Markup(block.html) if block is not None else None
-        if row.styled:
-            extra["inline_css"] = Markup(css)
-        html = self.templating.render(
-            self.env,
-            row.template,
-            self.cfg.templates_dir,
-            site=site.info,
-            url=urls.Links(row.path),
-            path=row.path,
-            **row.context,
-            **extra,
-        )
-        return html.encode("utf-8")
-
-    def stylesheet(self, classes: Iterable[str]) -> str:
-        """templates/assets/style.css, minified, plus the highlighting rules the code uses."""
-        from gbsite.docs.blocks import stylesheet_rules
-
-        path = self.cfg.templates_dir / urls.STYLESHEET
-        try:
-            base = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise GbsiteError.at(path, None, "stylesheet not found") from None
-        return minify_css(base) + stylesheet_rules(classes)
+    from gbsite.site.renderer import Renderer
 
 
 @dataclass
@@ -128,7 +68,7 @@ def render(
         done = Rendered()
         for n in numbers:
             files = {
-                row.path: renderer.file(row, site, _block(renderer, cache, row, done), "")
+                row.path: produce(renderer, row, site, _block(renderer, cache, row, done), "")
                 for row in runs[n]
             }
             done.add(target, files, apart=apart)
@@ -162,7 +102,7 @@ def render(
             continue
         data = reuse[row.path][1] if reuse.get(row.path, (_NONE,))[0] == css else None
         if data is None:
-            rendered.add(target, {row.path: renderer.file(row, site, None, css)})
+            rendered.add(target, {row.path: produce(renderer, row, site, None, css)})
         else:
             rendered.sizes[row.path] = len(data)
             rendered.outputs[row.path] = data
@@ -174,6 +114,25 @@ def render(
 
 
 _NONE = object()  # a key no row has
+
+
+def produce(
+    renderer: Renderer, row: Page, site: SiteModel, block: RenderedBlock | None, css: str
+) -> bytes:
+    """One row of the page table as bytes; `css` only for the styled rows."""
+    if row.kind == pages.STYLESHEET:
+        return css.encode("utf-8")
+    if row.template is None:
+        made = row.make() if row.make is not None else b""
+        return made.encode("utf-8") if isinstance(made, str) else made
+    from markupsafe import Markup
+
+    extra: dict[str, object] = {}
+    if row.kind == pages.ENTRY:
+        extra["info_html"] = Markup(block.html) if block is not None else None
+    if row.styled:
+        extra["inline_css"] = Markup(css)
+    return renderer.page(row.path, row.template, site=site.info, **row.context, **extra)
 
 
 def _block(
@@ -191,17 +150,3 @@ def _block(
         cache.blocks[row.block] = (source, block)
     done.classes[row.block] = block.classes
     return block
-
-
-_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_CSS_SPACE = re.compile(r"\s*([{};:,>])\s*")
-
-
-def minify_css(css: str) -> str:
-    """Comments and white space out: a quarter of the stylesheet, on every page load.
-
-    Safe for our stylesheet, which has no strings or url()s that contain these characters.
-    """
-    css = _CSS_COMMENT.sub("", css)
-    css = _CSS_SPACE.sub(r"\1", " ".join(css.split()))
-    return css.replace(";}", "}").strip() + "\n"
