@@ -16,7 +16,7 @@ from conftest import DATA, REPO, Project
 from gbsite.registry import store as registry
 from gbsite.registry.views import entry_views
 from gbsite.search import index, logs, rules
-from gbsite.search.engine import lookup
+from gbsite.search.engine import kind_of, lookup
 from gbsite.search.model import Match, SearchEntry
 
 LOGS = sorted((DATA / "logs").glob("*.log"))
@@ -336,3 +336,20 @@ def test_files_named_in_the_search_code_exist() -> None:
     }
     assert len(named) >= 5
     assert [(name, p) for name, p in sorted(named) if not (REPO / p).exists()] == []
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("gb0025", "id"),
+        (" GB-0025 ", "id"),
+        ("https://x/gb/gb0025.html", "log"),
+        ("torch._dynamo.exc.Unsupported: Data-dependent branching", "log"),
+        ("Graph break in user code", "log"),
+        ("data dependent", "words"),
+        ("GB00251", "words"),
+    ],
+)
+def test_kind_of_a_query(query: str, kind: str) -> None:
+    """`gbsite lookup` loads the contributed text only for words (kind_of)."""
+    assert kind_of(query) == kind

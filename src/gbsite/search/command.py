@@ -44,9 +44,9 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     # registry or docs) the registry, without the contributed text the index also holds.
     built = cfg.output_dir / "assets" / "search-index.js"
     sources = [cfg.registry_dir, cfg.docs_dir]
-    # A log needs no contributed text (with_info reads it if the log turns out to match nothing).
-    log = engine.looks_like_log(query)
-    entries = index.load_index(built, sources, info=not log)
+    # Only words need contributed text (with_info reads it if a log turns out to match nothing).
+    kind = engine.kind_of(query)
+    entries = index.load_index(built, sources, info=kind == "words")
 
     def with_info() -> list[SearchEntry]:
         return index.load_index(built, sources) or []
@@ -59,7 +59,7 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
         entries = index.entries_for(reg, entry_views(reg), {})
         matches = engine.lookup(query, entries)[: args.limit]
     else:
-        matches = engine.lookup(query, entries, with_info if log else None)[: args.limit]
+        matches = engine.lookup(query, entries, with_info if kind == "log" else None)[: args.limit]
     if args.json:
         print(
             json.dumps(

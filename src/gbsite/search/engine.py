@@ -37,6 +37,14 @@ def lookup(
     return lookup_words(query, with_info() if with_info else entries)
 
 
+def kind_of(query: str) -> str:
+    """How `lookup` reads the query: as an "id", a "log" or "words". Only words need the
+    contributed text (a log too, if it matches nothing), which is most of the search index."""
+    if pattern("id_query").match(query):
+        return "id"
+    return "log" if looks_like_log(query) else "words"
+
+
 def looks_like_log(query: str) -> bool:
     """A pasted log or part of one, rather than words to look for."""
     lower = query.lower()
