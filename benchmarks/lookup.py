@@ -5,9 +5,10 @@
 Copies the project (registry, docs, templates, gbsite.toml) into a temporary folder and builds it
 there (lookup reads the built search index; the checkout's own site/ is left alone), runs one
 lookup of each kind once with bytecode caching on (as an installed gbsite has its .pyc files),
-then times N runs of each, interleaved: the same interpreter with `-c pass`, and `gbsite lookup`
-of a short log, an exception header line, a Reason line and some words. Prints the median wall
-time and the CPU time (user + system) of each, and their ratio to `pass` (the target is <= 6).
+then times N runs of each, interleaved: the same interpreter with `-c pass`, `gbsite lookup --help`
+(what the command line costs before any search), and `gbsite lookup` of a short log, an exception
+header line, a Reason line and some words. Prints the median wall time and the CPU time
+(user + system) of each, and their ratio to `pass` (the target is <= 6).
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def main() -> None:
 def run(gbsite: list[str], env: dict[str, str], runs: int) -> None:
     cases: dict[str, tuple[list[str], str | None]] = {
         "python -c pass": ([sys.executable, "-c", "pass"], None),
+        # The command line alone: its imports and argument parsers, no search.
+        "gbsite lookup --help": ([*gbsite, "lookup", "--help"], None),
         "lookup multi.log (4 breaks)": ([*gbsite, "lookup", str(LOG)], None),
         "lookup exception header": ([*gbsite, "lookup"], HEADER),
         "lookup Reason line": ([*gbsite, "lookup"], REASON),
