@@ -28,6 +28,7 @@
       userWarning: pattern("user_warning", "g"),
       runtimeExpression: pattern("runtime_expression"),
       wordChars: raw.wordChars,
+      template: raw.template,
       marks: raw.marks,
       logSigns: raw.logSigns,
       logSignsAnyCase: raw.logSignsAnyCase,
@@ -35,7 +36,11 @@
       weights: raw.weights,
       word_: raw.wordScores,
       stopWords: setOf(raw.stopWords),
-      limits: raw.limits
+      limits: raw.limits,
+      // What is made from the rules, once per index: registry texts as patterns, their
+      // literal parts.
+      templates: Object.create(null),
+      literals: Object.create(null)
     };
   }
   // A map with no inherited keys: a word such as "constructor" must not find Object's.
@@ -55,20 +60,17 @@
       !!value.split(R.placeholder).join("").trim();
   }
 
-  var templateCache = Object.create(null);
   function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
   function template(text, mode) {
     var key = mode + "\u0000" + text;
-    if (!templateCache[key]) {
-      var parts = squash(text).split(R.placeholder).map(function (p) {
-        return escapeRegex(squash(p)).replace(/ /g, "\\s*");
-      });
-      var body = parts.join("(?:[\\s\\S]*?)");
-      var source = mode === "suffix" ? "(?:^|[\\s:])" + body + "$" :
-        mode === "prefix" ? "^" + body : body;
-      templateCache[key] = new RegExp(source);
+    if (!R.templates[key]) {
+      var T = R.template;
+      var body = squash(text).split(R.placeholder).map(function (part) {
+        return squash(part).split(" ").map(escapeRegex).join(T.space);
+      }).join(T.gap);
+      R.templates[key] = new RegExp(T.modes[mode][0] + body + T.modes[mode][1]);
     }
-    return templateCache[key];
+    return R.templates[key];
   }
 
   function lineEnd(text, start, next) {
@@ -150,12 +152,11 @@
     return Math.min(end, stop);
   }
 
-  var literalCache = Object.create(null);
   function couldMatch(text, target) {
     if (!target) return false;
-    var parts = literalCache[text];
+    var parts = R.literals[text];
     if (!parts) {
-      parts = literalCache[text] = text.split(R.placeholder).map(function (p) {
+      parts = R.literals[text] = text.split(R.placeholder).map(function (p) {
         return p.replace(/\s+/g, "");
       }).filter(Boolean);
     }

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from gbsite.search.model import Match, SearchEntry
-from gbsite.search.rules import LIMITS, LOG_SCORES, MARKS, pattern
+from gbsite.search.rules import LIMITS, LOG_SCORES, MARKS, TEMPLATE, TEMPLATE_MODES, pattern
 
 
 class LogRecord(NamedTuple):
@@ -126,10 +126,13 @@ def template(text: str, mode: str) -> re.Pattern[str]:
     """Registry text as a regex: placeholders match anything, white space is flexible."""
     key = (text, mode)
     if key not in _template_cache:
-        parts = [re.escape(_squash(p)) for p in pattern("placeholder").split(_squash(text))]
-        body = r"(?:.*?)".join(parts).replace(r"\ ", r"\s*")
-        anchored = {"suffix": rf"(?:^|[\s:]){body}$", "prefix": rf"^{body}", "any": body}[mode]
-        _template_cache[key] = re.compile(anchored, re.S)
+        parts = pattern("placeholder").split(_squash(text))
+        body = TEMPLATE["gap"].join(
+            TEMPLATE["space"].join(re.escape(word) for word in _squash(part).split(" "))
+            for part in parts
+        )
+        start, end = TEMPLATE_MODES[mode]
+        _template_cache[key] = re.compile(start + body + end)
     return _template_cache[key]
 
 

@@ -42,6 +42,15 @@ PATTERNS: dict[str, tuple[str, str]] = {
     "runtime_expression": (r"^[A-Za-z_][\w.]*(\(.*\))?$", ""),
 }
 
+# A registry text as a pattern to match a log's text with: its {placeholders} match anything
+# (gap), its white space any white space (space); each mode puts something before and after it.
+TEMPLATE = {"gap": r"[\s\S]*?", "space": r"\s*"}
+TEMPLATE_MODES = {
+    "suffix": (r"(?:^|[\s:])", "$"),  # the type: at the end of the text before Explanation:
+    "prefix": ("^", ""),  # explanation and context: PyTorch appends details
+    "any": ("", ""),  # hints: anywhere
+}
+
 # What the log parser looks for among the markers.
 MARKS = {
     "reason": "Graph Break Reason:",
@@ -114,6 +123,7 @@ def as_json() -> dict[str, Any]:
     return {
         "patterns": {name: list(p) for name, p in PATTERNS.items()},
         "wordChars": WORD_CHARS,
+        "template": {**TEMPLATE, "modes": TEMPLATE_MODES},
         "marks": MARKS,
         "logSigns": list(LOG_SIGNS),
         "logSignsAnyCase": list(LOG_SIGNS_ANY_CASE),
