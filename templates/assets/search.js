@@ -32,9 +32,9 @@
       marks: raw.marks,
       logSigns: raw.logSigns,
       logSignsAnyCase: raw.logSignsAnyCase,
-      log: raw.logScores,
+      logScores: raw.logScores,
       weights: raw.weights,
-      word_: raw.wordScores,
+      wordScores: raw.wordScores,
       stopWords: setOf(raw.stopWords),
       limits: raw.limits,
       // What is made from the rules, once per index: registry texts as patterns, their
@@ -164,7 +164,7 @@
   }
 
   function scoreRecord(record, entry) {
-    var best = 0, why = "", S = R.log;
+    var best = 0, why = "", S = R.logScores;
     var before = record.before.replace(/\s+/g, ""), explanation = record.explanation.replace(/\s+/g, "");
     var context = record.context.replace(/\s+/g, ""), hints = record.hints.replace(/\s+/g, "");
     entry.texts.forEach(function (text, n) {
@@ -197,7 +197,7 @@
   }
 
   function lookupLog(text, entries, byId) {
-    var matches = [], seen = Object.create(null), link = R.log.link;
+    var matches = [], seen = Object.create(null), link = R.logScores.link;
     parseLog(text).forEach(function (record) {
       var found = null;
       if (record.urlId && byId[record.urlId]) {
@@ -208,7 +208,7 @@
           var s = scoreRecord(record, entry);
           if (s[0] > bestScore) { bestScore = s[0]; bestWhy = s[1]; bestEntry = entry; }
         });
-        if (bestScore >= R.log.threshold) found = { entry: bestEntry, score: bestScore, why: bestWhy };
+        if (bestScore >= R.logScores.threshold) found = { entry: bestEntry, score: bestScore, why: bestWhy };
       }
       if (found && !seen[found.entry.id]) { seen[found.entry.id] = 1; matches.push(found); }
     });
@@ -248,7 +248,7 @@
   }
 
   function wordScore(word, last, fields) {
-    var best = 0, S = R.word_;
+    var best = 0, S = R.wordScores;
     fields.forEach(function (f) {
       if (f.vocab[word]) best = Math.max(best, f.weight);
       else if (last && Object.keys(f.vocab).some(function (t) { return t.indexOf(word) === 0; }))
@@ -265,7 +265,7 @@
     var ws = queryWords(query).filter(function (w) { return !seen[w] && (seen[w] = 1); })
       .slice(0, R.limits.max_words);
     if (!ws.length) return [];
-    var S = R.word_;
+    var S = R.wordScores;
     var phrase = wordsOf(query);
     var scored = [];
     entries.forEach(function (entry) {
@@ -308,7 +308,7 @@
     var m = R.idQuery.exec(query);
     if (m) {
       var entry = data.byId["GB" + m[1]];
-      return entry ? [{ entry: entry, score: R.log.link, why: "its id" }] : [];
+      return entry ? [{ entry: entry, score: R.logScores.link, why: "its id" }] : [];
     }
     if (looksLikeLog(query)) {
       var found = lookupLog(query, data.entries, data.byId);

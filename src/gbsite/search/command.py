@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 def lookup(cfg: Config, args: argparse.Namespace) -> int:
     import json
 
+    from gbsite import urls
     from gbsite.search import engine, index
 
     limit = int(args.max_bytes * 1024 * 1024)
@@ -42,7 +43,7 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     query = data.decode("utf-8", errors="replace")
     # The built site's index, as the browser has it; else (not built, or older than the
     # registry or docs) the registry, without the contributed text the index also holds.
-    built = cfg.output_dir / "assets" / "search-index.js"
+    built = cfg.output_dir / urls.SEARCH_INDEX
     sources = [cfg.registry_dir, cfg.docs_dir]
     # Only words need contributed text (with_info reads it if a log turns out to match nothing).
     kind = engine.kind_of(query)
@@ -68,7 +69,7 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
                         "id": m.entry.id,
                         "type": m.entry.texts[0].gb_type,
                         "status": "removed" if m.entry.removed else "current",
-                        "url": f"{cfg.site_url}gb/{m.entry.slug}.html",
+                        "url": urls.absolute(cfg, urls.entry(m.entry.id)),
                         "why": m.why,
                     }
                     for m in matches
@@ -81,7 +82,7 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
             removed = f" (removed in {m.entry.removed})" if m.entry.removed else ""
             print(
                 f"{m.entry.id}  {m.entry.texts[0].gb_type}{removed}\n"
-                f"        {cfg.site_url}gb/{m.entry.slug}.html  [{m.why}]"
+                f"        {urls.absolute(cfg, urls.entry(m.entry.id))}  [{m.why}]"
             )
         if not matches:
             print("no graph break matches", file=sys.stderr)

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gbsite import urls
 from gbsite.search import rules
 from gbsite.search.model import SearchEntry, SearchText
 
@@ -161,7 +162,7 @@ def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
         return [
             SearchEntry(
                 id=row[0],
-                slug=row[0].lower(),
+                slug=urls.slug(row[0]),
                 removed=row[1] or None,
                 categories=by_mask[row[2]],
                 added=releases[row[3]],
