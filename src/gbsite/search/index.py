@@ -80,11 +80,12 @@ def entries_for(
     return out
 
 
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*$", re.M)
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_TAG = re.compile(r"<[^>]+>")
-_MARKUP = re.compile(r"[*`#>|~]+")
-_SPACE = re.compile(r"\s+")
+# Sources, not compiled patterns: only the build needs them (re keeps them compiled), and
+# `gbsite lookup`, which imports this module, does not compile them.
+_FENCE_LINE = r"(?m)^ {0,3}(`{3,}|~{3,}).*$"
+_LINK = r"!?\[([^\]]*)\]\([^)]*\)"
+_TAG = r"<[^>]+>"
+_MARKUP = r"[*`#>|~]+"
 
 
 def plain_markdown(source: str, limit: int = 4000) -> str:
@@ -93,10 +94,10 @@ def plain_markdown(source: str, limit: int = 4000) -> str:
     part of names like register_hook."""
     import html
 
-    text = _FENCE_LINE.sub(" ", source)
-    text = _LINK.sub(r"\1", text)
-    text = _MARKUP.sub(" ", _TAG.sub(" ", text))
-    return _SPACE.sub(" ", html.unescape(text)).strip()[:limit]
+    text = re.sub(_FENCE_LINE, " ", source)
+    text = re.sub(_LINK, r"\1", text)
+    text = re.sub(_MARKUP, " ", re.sub(_TAG, " ", text))
+    return " ".join(html.unescape(text).split())[:limit]
 
 
 def index_js(
