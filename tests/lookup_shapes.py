@@ -47,7 +47,7 @@ CASES: list[tuple[str, str, str]] = [
     ("prefixed", lines("compiler-disable.log", 0, 4), "GB0098"),
     ("prefixed", lines("multi.log", 29, 33), "GB0059"),
     # 4. The UserWarning Dynamo prints when it skips a builtin (GB0007's explanation is worked
-    # out at run time: search.RUNTIME_TEXTS has its wordings).
+    # out at run time: RUNTIME_TEXTS in src/gbsite/search/index.py has its wordings).
     ("warning", lines("time-time.log", 0, 4), "GB0007"),
     ("warning", lines("time-time.log", 0, 1), "GB0007"),
     (
