@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -614,22 +615,30 @@ def test_cached_builds_follow_every_kind_of_change(tmp_path: Path) -> None:
     served = tmp_path / "served"
     build.build(cfg, served, skip_unchanged=False, cache=cache)
 
-    def edit_block(gb_id: str, text: str) -> None:
+    def edit_block(gb_id: str, text: str) -> Path:
         doc = proj.docs / f"{gb_id.lower()}.md"
         doc.write_text(docs.with_block(doc.read_text(), text))
+        return doc
 
-    def append(path: Path, text: str) -> None:
+    def append(path: Path, text: str) -> Path:
         path.write_text(path.read_text() + text)
+        return path
 
-    def replace(path: Path, old: str, new: str) -> None:
+    def replace(path: Path, old: str, new: str) -> Path:
         assert old in path.read_text()
         path.write_text(path.read_text().replace(old, new))
+        return path
 
-    changes = {
+    def delete(path: Path) -> Path:
+        path.unlink()
+        return path
+
+    # Each change returns the file it changed: what serve's watcher hands the build.
+    changes: dict[str, Callable[[], Path | None]] = {
         "prose edited": lambda: edit_block("GB0025", "\nA note about GB0170.\n"),
         # A verified page loses its examples: its state, the dashboard and the index change.
         "examples removed": lambda: edit_block("GB0003", "\nNothing to show yet.\n"),
-        "docs file deleted": lambda: (proj.docs / "gb0030.md").unlink(),
+        "docs file deleted": lambda: delete(proj.docs / "gb0030.md"),
         "new highlight rules": lambda: edit_block(
             "GB0040", "\n```python\nasync def f():\n    await g()  # a comment\n```\n"
         ),
@@ -640,8 +649,9 @@ def test_cached_builds_follow_every_kind_of_change(tmp_path: Path) -> None:
         "same again": lambda: None,
     }
     for n, (what, change) in enumerate(changes.items()):
-        change()
-        report = build.build(cfg, served, skip_unchanged=False, cache=cache)
+        path = change()
+        changed = {path} if path else set()
+        report = build.build(cfg, served, skip_unchanged=False, cache=cache, changed=changed)
         fresh = build.build(cfg, tmp_path / f"fresh{n}", skip_unchanged=False).outputs
         assert report.outputs.keys() == fresh.keys(), what
         differ = [p for p in fresh if p != fingerprint_marker() and report.outputs[p] != fresh[p]]

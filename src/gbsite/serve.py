@@ -33,8 +33,8 @@ from gbsite.errors import GbsiteError
 from gbsite.site import build
 from gbsite.site.cache import BuildCache
 
-DEBOUNCE = 0.025  # seconds of quiet after the last change before rebuilding (editors save in
-# a few ms, often as write-to-temp and rename: one save, several events)
+DEBOUNCE = 0.010  # seconds of quiet after the last change before rebuilding (editors save in
+# a ms or two, often as write-to-temp and rename: one save, several events)
 EVENTS_PATH = "/__gbsite/events"
 _IGNORED_SUFFIXES = (".tmp", ".swp", ".swx", "~")
 _CHANGES = {"created", "modified", "moved", "deleted", "closed"}
@@ -269,7 +269,12 @@ class DevServer:
         try:
             if changed is None or self.cfg.file in changed:
                 self.cfg = config.load(self.cfg.root)  # the folders watched stay those at start
-            report = build.build(self.cfg, self.out_dir, skip_unchanged=False, cache=self.cache)
+            folders = (self.cfg.registry_dir, self.cfg.docs_dir, self.cfg.templates_dir)
+            # A folder swapped whole (import, sync) or an unknown change: read everything.
+            files = None if changed is None or any(p in folders for p in changed) else changed
+            report = build.build(
+                self.cfg, self.out_dir, skip_unchanged=False, cache=self.cache, changed=files
+            )
         except GbsiteError as exc:
             message = "\n".join(str(p) for p in exc.problems)
             self.log(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,10 +60,12 @@ def build(
     skip_unchanged: bool = True,
     parallel: bool = False,
     cache: BuildCache | None = None,
+    changed: Collection[Path] | None = None,
 ) -> BuildReport:
     """Build the site into `out_dir` (default: the configured output folder). `parallel`:
     render with a forked worker too; `cache`: keep what this build parsed and rendered, and
-    reuse what the last one kept (serve builds in one process, and serves the bytes)."""
+    reuse what the last one kept (serve builds in one process, and serves the bytes);
+    `changed`: with a cache, the only files changed since its build (serve's watcher knows)."""
     from gbsite.site import content, inputs, pages, render, renderer
 
     out = output_folder(cfg, out_dir)
@@ -75,7 +77,8 @@ def build(
     with locked(out.parent, "build"):
         output.remove_leftovers(out)
         with report.phase("fingerprint"):
-            snapshot = fingerprint.inputs(cfg)
+            since = cache.snapshot if changed is not None else None
+            snapshot = cache.snapshot = fingerprint.inputs(cfg, since, changed or ())
         if skip_unchanged and fingerprint.up_to_date(out, snapshot.digest):
             report.unchanged = True
             return report
@@ -83,8 +86,7 @@ def build(
         with report.phase("load"):
             read = inputs.load(cfg, snapshot, cache, report.warnings)
         with report.phase("derive"):
-            site = content.model(cfg, read, cache.entries)
-            cache.entries = {p.view.id: p for p in site.entries}
+            site = cache.model = content.model(cfg, read, cache.model)
         with report.phase("plan"):
             table = pages.plan(cfg, site)
             if cache.renderer is None:  # compiles every template: errors show before writing

@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from gbsite.docs.blocks import RenderedBlock
     from gbsite.docs.files import Doc
+    from gbsite.errors import Problem
     from gbsite.examples.coverage import Page
     from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
-    from gbsite.site.content import EntryPage
+    from gbsite.site.content import SiteModel
+    from gbsite.site.fingerprint import ReadInputs
     from gbsite.site.renderer import Renderer
 
 
@@ -35,12 +37,15 @@ class Shared(NamedTuple):
 
 @dataclass
 class BuildCache:
-    generation: str = ""  # fingerprint.ReadInputs.generation of what the cache holds
+    snapshot: ReadInputs | None = None  # the last fingerprint: its files need no reading again
+    generation: str = ""  # fingerprint.ReadInputs.generation of what the rest holds
     shared: Shared | None = None
     renderer: Renderer | None = None
+    # docs/gb/ listed: the files the fingerprint found, the docs files by id, the other files
+    scanned: tuple[tuple[Path, ...], dict[str, Path], list[Problem]] | None = None
     docs: dict[str, tuple[bytes, Doc]] = field(default_factory=dict)  # by id: bytes, parsed
     pages: dict[str, tuple[str, Page | None]] = field(default_factory=dict)  # block, examples
-    entries: dict[str, EntryPage] = field(default_factory=dict)  # the last model's
+    model: SiteModel | None = None  # the last build's: its entry pages and release pages
     blocks: dict[str, tuple[str, RenderedBlock]] = field(default_factory=dict)  # source, HTML
     files: dict[str, tuple[object, bytes]] = field(default_factory=dict)  # path: key, bytes
     written_to: Path | None = None  # the folder that holds exactly `files`, if any
@@ -48,6 +53,6 @@ class BuildCache:
     def renew(self, generation: str) -> None:
         """Keep what was derived from `generation`'s inputs; drop everything else."""
         if generation != self.generation:
-            fresh = BuildCache(generation)
+            fresh = BuildCache(self.snapshot, generation)
             for f in fields(self):
                 setattr(self, f.name, getattr(fresh, f.name))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -258,11 +258,13 @@ def not_found(cfg: Config, registry: Registry) -> NotFound:
     return NotFound(registry_note(registry.labels[-1]), prefix)
 
 
-def model(cfg: Config, inputs: Inputs, known: Mapping[str, EntryPage] | None = None) -> SiteModel:
-    """`known`: entry pages of an earlier model of the same registry, record and settings,
-    reused where the docs file's block is unchanged (serve, cache.py)."""
+def model(cfg: Config, inputs: Inputs, previous: SiteModel | None = None) -> SiteModel:
+    """`previous`: the model of the last build in this process (serve, cache.py); when it was
+    made from the same registry, record and settings, what depends on those alone is reused,
+    and an entry page wherever its block is unchanged."""
     registry, views, docs, examples = inputs.registry, inputs.views, inputs.docs, inputs.examples
-    known = known or {}
+    same = previous is not None and previous.registry is registry
+    known = {p.view.id: p for p in previous.entries} if previous is not None and same else {}
     make = EntryPages(cfg, registry, examples)
     entries = []
     for i, view in enumerate(views):
@@ -298,7 +300,9 @@ def model(cfg: Config, inputs: Inputs, known: Mapping[str, EntryPage] | None = N
         info=info,
         views=views,
         entries=entries,
-        releases=release_pages(registry, views),
+        releases=previous.releases
+        if previous is not None and same
+        else release_pages(registry, views),
         dashboard=dashboard(registry, views, has_info, covered, tuple(by_release)),
         categories=registry.categories,
         not_found=not_found(cfg, registry),

@@ -74,7 +74,10 @@ def _load_docs(
     all problems of all files raise together."""
     from gbsite.docs import files
 
-    found, unexpected = files.scan(cfg.docs_dir)
+    listed = snapshot.listed[-1]  # the docs files the fingerprint found
+    if cache.scanned is None or cache.scanned[0] != listed:
+        cache.scanned = (listed, *files.scan(cfg.docs_dir))
+    _, found, unexpected = cache.scanned
     warnings.extend(unexpected)
     problems: list[Problem] = []
     docs: dict[str, Doc] = {}

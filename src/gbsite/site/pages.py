@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gbsite.config import Config
+    from gbsite.registry.model import Registry
+    from gbsite.search.model import SearchEntry
     from gbsite.site.content import SiteModel
 
 ENTRY, ENTRY_JSON, INDEX, DASHBOARD, RELEASE, DATA, ASSET, STYLESHEET, NOT_FOUND, SITEMAP = (
@@ -138,9 +140,19 @@ def search_index(site: SiteModel) -> str:
     """assets/search-index.js: every entry's texts and contributed text, for the browser."""
     from gbsite.search import index as search
 
+    global _SEARCHED
+    if _SEARCHED is None or _SEARCHED[0] is not site.registry:  # once per registry (serve)
+        _SEARCHED = (site.registry, search.entries_for(site.registry, site.views, {}))
     info = {p.view.id: _searched_text(p.info_block) for p in site.entries if p.info_block}
-    entries = search.entries_for(site.registry, site.views, info)
+    entries = [
+        e._replace(has_info=bool(info.get(e.id)), info=info.get(e.id, "")) for e in _SEARCHED[1]
+    ]
     return search.index_js(entries, [c.key for c in site.categories], site.registry.labels)
+
+
+# The registry's texts as the search index has them, for the last registry seen: serve builds
+# again after every save, and a save changes contributed text, not the registry.
+_SEARCHED: tuple[Registry, list[SearchEntry]] | None = None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -4,6 +4,7 @@ each file of the page table (render.py). One Renderer serves a generation of the
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -43,14 +44,12 @@ class Renderer:
 
     def stylesheet(self, classes: Iterable[str]) -> str:
         """templates/assets/style.css, minified, plus the highlighting rules the code uses."""
-        from gbsite.docs.blocks import stylesheet_rules
-
         path = self.cfg.templates_dir / urls.STYLESHEET
         try:
             base = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise GbsiteError.at(path, None, "stylesheet not found") from None
-        return minify_css(base) + stylesheet_rules(classes)
+        return minify_css(base) + _rules(frozenset(classes))
 
 
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
@@ -65,3 +64,11 @@ def minify_css(css: str) -> str:
     css = _CSS_COMMENT.sub("", css)
     css = _CSS_SPACE.sub(r"\1", " ".join(css.split()))
     return css.replace(";}", "}").strip() + "\n"
+
+
+@functools.lru_cache(maxsize=64)
+def _rules(classes: frozenset[str]) -> str:
+    """The highlighting rules for these classes: the same set, build after build (serve)."""
+    from gbsite.docs.blocks import stylesheet_rules
+
+    return stylesheet_rules(classes)
