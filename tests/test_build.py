@@ -691,3 +691,19 @@ def test_a_registry_with_no_ids_builds(empty_project: Project, tmp_path: Path) -
     dashboard = report.outputs["dashboard.html"].decode()
     assert "0 graph breaks" in dashboard.replace('<span class="number">0</span>', "0")
     assert not [p for p in report.outputs if p.startswith("gb/")]
+
+
+def test_text_outside_the_block_is_a_warning_with_its_line(site_project: Project) -> None:
+    """The site shows only a docs file's block; `gbsite build` says where text written
+    elsewhere in the file is, and builds the rest."""
+    path = site_project.docs / "gb0025.md"
+    lines = path.read_text().split("\n")
+    lines.insert(5, "My note, in the generated part.")
+    path.write_text("\n".join(lines))
+    result = gbsite_process(site_project, "build")
+    assert result.returncode == 0, result.stderr
+    assert "warning: " in result.stderr
+    assert "gb0025.md:6: not on the site: text added outside the ADDITIONAL INFORMATION" in (
+        result.stderr
+    )
+    assert "My note" not in (site_project.root / "site/gb/gb0025.html").read_text()

@@ -674,36 +674,36 @@ def test_serve_refuses_foreign_hosts_and_follows_swapped_folders(tmp_path: Path)
         server.stop()
 
 
-def test_rebuild_survives_an_unexpected_error(proj: Project) -> None:
+def test_rebuild_survives_an_unexpected_error(
+    proj: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gbsite import config
     from gbsite.serve import DevServer
+    from gbsite.site import build
 
     logged: list[str] = []
     server = DevServer(config.load(proj.root), "127.0.0.1", 0, log=logged.append)
     try:
-        original = server.builder.__class__.build
+        original = build.build
         calls = 0
 
-        def broken(self: object, *, skip_unchanged: bool = True) -> object:
+        def broken(*args: object, **kwargs: object) -> object:
             nonlocal calls
             calls += 1
             if calls == 2:
                 raise RuntimeError("a bug")
-            return original(self, skip_unchanged=skip_unchanged)  # type: ignore[arg-type]
+            return original(*args, **kwargs)  # type: ignore[arg-type]
 
-        server.builder.__class__.build = broken  # type: ignore[method-assign]
-        try:
-            server.rebuild()
-            assert server.state.snapshot.number == 1
-            server.rebuild()  # the bug: shown, the last good site kept
-            assert server.state.snapshot.number == 1
-            error = server.state.snapshot.error or ""
-            assert "internal error (RuntimeError: a bug)" in error and "Traceback" not in error
-            assert any("internal error" in line for line in logged)
-            server.rebuild()  # the next save builds again
-            assert server.state.snapshot.number == 2 and server.state.snapshot.error is None
-        finally:
-            server.builder.__class__.build = original  # type: ignore[method-assign]
+        monkeypatch.setattr(build, "build", broken)
+        server.rebuild()
+        assert server.state.snapshot.number == 1
+        server.rebuild()  # the bug: shown, the last good site kept
+        assert server.state.snapshot.number == 1
+        error = server.state.snapshot.error or ""
+        assert "internal error (RuntimeError: a bug)" in error and "Traceback" not in error
+        assert any("internal error" in line for line in logged)
+        server.rebuild()  # the next save builds again
+        assert server.state.snapshot.number == 2 and server.state.snapshot.error is None
     finally:
         server.httpd.server_close()
 

@@ -113,7 +113,7 @@ def test_serves_the_site(server: Server) -> None:
 def test_edit_rebuilds_and_the_page_changes(server: Server) -> None:
     edit_block(server.project, "GB0025", "A note saved while serving.")
     server.wait_for(lambda: "A note saved while serving." in server.get("gb/gb0025.html")[1])
-    assert server.event() == {"build": 2, "error": None}
+    assert server.event() == {"build": 2, "error": None, "warnings": None}
 
 
 def test_a_burst_of_saves_gives_one_rebuild(server: Server) -> None:
@@ -246,3 +246,29 @@ def test_open_page_reloads_and_shows_build_errors(server: Server, browser) -> No
     page.wait_for_selector("h3#user-content-fixed-again", timeout=20000)
     assert page.locator("#gbsite-build-error").count() == 0
     page.close()
+
+
+@pytest.mark.browser
+def test_text_outside_the_block_is_named_in_the_overlay(server: Server, browser) -> None:  # type: ignore[no-untyped-def]
+    """The site shows only the block: a line written elsewhere in a docs file is a warning on
+    the open page (and in the log), with its file and line, until it is moved into the block."""
+    page = browser.new_page()
+    page.goto(server.url + "gb/gb0029.html")
+    page.wait_for_load_state("networkidle")
+    path = server.project.docs / "gb0029.md"
+    good = path.read_text()
+    lines = good.split("\n")
+    lines.insert(3, "A note written in the wrong place.")
+    path.write_text("\n".join(lines))
+    alert = page.locator("#gbsite-build-error")
+    alert.wait_for(timeout=20000)
+    text = alert.inner_text()
+    assert "gbsite build warnings" in text
+    assert "gb0029.md:4: not on the site: text added outside the ADDITIONAL INFORMATION" in text
+    assert "gb0029.md:4: not on the site" in str(server.event()["warnings"])
+
+    path.write_text(good)
+    page.wait_for_function("!document.getElementById('gbsite-build-error')", timeout=20000)
+    assert server.event()["warnings"] is None
+    page.close()
+    assert "warning: " in server.stop()

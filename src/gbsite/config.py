@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from gbsite.errors import GbsiteError, Problem
 
@@ -34,8 +34,7 @@ LIST_DEFAULTS: dict[str, dict[str, tuple[str, ...]]] = {
 _RELEASE = re.compile(r"\d+\.\d+\.\d+")
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(NamedTuple):  # not a dataclass: see errors.Problem
     root: Path
     file: Path
     title: str

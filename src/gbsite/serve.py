@@ -42,11 +42,13 @@ _CHANGES = {"created", "modified", "moved", "deleted", "closed"}
 
 @dataclass(frozen=True, slots=True)
 class ServedSite:
-    """The site being served: the last good build, and the error of a later failed one."""
+    """The site being served: the last good build, and the error of a later failed one, or
+    the warnings of the build (such as text a docs file has outside its block)."""
 
     number: int
     outputs: dict[str, bytes]
     error: str | None
+    warnings: str | None = None
 
 
 class SiteState:
@@ -77,9 +79,11 @@ def live_reload_script(snapshot: ServedSite) -> bytes:
         "el.setAttribute('role','alert');el.style.cssText='position:fixed;left:0;right:0;"
         "top:0;z-index:99;margin:0;padding:1rem;background:#a40e26;color:#fff;"
         "white-space:pre-wrap;font:14px/1.4 monospace';document.body.appendChild(el);}"
-        "el.textContent='gbsite build failed; showing the last good site.\\n'+msg;}"
+        "el.textContent=msg;}"
         "es.onmessage=function(e){var d=JSON.parse(e.data);"
-        "if(d.build!==build){location.reload();}else if(d.error){show(d.error);}"
+        "if(d.build!==build){location.reload();}"
+        "else if(d.error){show('gbsite build failed; showing the last good site.\\n'+d.error);}"
+        "else if(d.warnings){show('gbsite build warnings:\\n'+d.warnings);}"
         "else{var el=document.getElementById('gbsite-build-error');if(el)el.remove();}};"
         "})();</script>"
     ).encode()
@@ -185,7 +189,11 @@ def make_handler(
             snapshot = state.snapshot
             try:
                 while not stopping.is_set():
-                    message = {"build": snapshot.number, "error": snapshot.error}
+                    message = {
+                        "build": snapshot.number,
+                        "error": snapshot.error,
+                        "warnings": snapshot.warnings,
+                    }
                     self.wfile.write(f"data: {json.dumps(message)}\n\n".encode())
                     self.wfile.flush()
                     seen, quiet_since = snapshot, time.monotonic()
@@ -305,7 +313,8 @@ class DevServer:
         for warning in report.warnings:
             self.log(f"warning: {warning}")
         self.log(f"rebuilt in {ms:.0f} ms ({report.written} files changed)")
-        self.state.publish(ServedSite(current.number + 1, report.outputs, None))
+        warnings = "\n".join(str(w) for w in report.warnings) or None
+        self.state.publish(ServedSite(current.number + 1, report.outputs, None, warnings))
 
     def _relevant(self, path: Path) -> bool:
         name = path.name

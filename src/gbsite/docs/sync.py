@@ -57,6 +57,20 @@ def render_doc(env: jinja2.Environment, cfg: Config, view: EntryView, block: str
     return docs.header(view.id, docs.checksum_of(generated.outside)) + body
 
 
+def hand_edit(cfg: Config, view: EntryView, doc: docs.Doc) -> Problem | None:
+    """Text a person wrote outside the block of `doc`, which the site leaves out (the build
+    warns; sync refuses to overwrite it). Only a file whose generated part no longer matches
+    its checksum is compared with what sync would write, so this costs nothing for the rest."""
+    if docs.checksum_of(doc.outside) == doc.checksum:
+        return None
+    env = templating.environment(cfg.templates_dir, html=False)
+    expected = docs.parse(doc.path, render_doc(env, cfg, view, doc.block))
+    problem = docs.hand_edit_problem(doc, expected)
+    if problem is None:
+        return None
+    return Problem(f"not on the site: {problem.message}", problem.path, problem.line)
+
+
 def plan(cfg: Config, registry: Registry) -> Plan:
     env = templating.environment(cfg.templates_dir, html=False)
     result = Plan()

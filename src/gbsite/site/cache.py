@@ -43,7 +43,8 @@ class BuildCache:
     renderer: Renderer | None = None
     # docs/gb/ listed: the files the fingerprint found, the docs files by id, the other files
     scanned: tuple[tuple[Path, ...], dict[str, Path], list[Problem]] | None = None
-    docs: dict[str, tuple[bytes, Doc]] = field(default_factory=dict)  # by id: bytes, parsed
+    # by id: the docs file's bytes, parsed, and text written outside its block, if any
+    docs: dict[str, tuple[bytes, Doc, Problem | None]] = field(default_factory=dict)
     pages: dict[str, tuple[str, Page | None]] = field(default_factory=dict)  # block, examples
     model: SiteModel | None = None  # the last build's: its entry pages and release pages
     blocks: dict[str, tuple[str, RenderedBlock]] = field(default_factory=dict)  # source, HTML

@@ -70,9 +70,9 @@ def _load_docs(
     cache: BuildCache,
     warnings: list[Problem],
 ) -> dict[str, Doc]:
-    """Every docs file of an id the registry has (only its block: the site needs no more);
-    all problems of all files raise together."""
-    from gbsite.docs import files
+    """Every docs file of an id the registry has; all problems of all files raise together.
+    The site shows only a file's block: text a person wrote elsewhere in it is a warning."""
+    from gbsite.docs import files, sync
 
     listed = snapshot.listed[-1]  # the docs files the fingerprint found
     if cache.scanned is None or cache.scanned[0] != listed:
@@ -81,21 +81,23 @@ def _load_docs(
     warnings.extend(unexpected)
     problems: list[Problem] = []
     docs: dict[str, Doc] = {}
+    views = {v.id: v for v in cache.shared.views} if cache.shared else {}
     for gb_id, path in found.items():
         if gb_id not in registry.entries:
             warnings.append(Problem(f"{gb_id} is not in the registry; not built", path))
             continue
         data = snapshot.read(path)
         kept = cache.docs.get(gb_id)
-        if kept is not None and kept[0] == data:
-            docs[gb_id] = kept[1]
-            continue
-        try:
-            docs[gb_id] = files.read(path, outside=False, read=snapshot.read)
-        except GbsiteError as exc:
-            problems.extend(exc.problems)
-            continue
-        cache.docs[gb_id] = (data, docs[gb_id])
+        if kept is None or kept[0] != data:
+            try:
+                doc = files.read(path, read=snapshot.read)
+            except GbsiteError as exc:
+                problems.extend(exc.problems)
+                continue
+            kept = cache.docs[gb_id] = (data, doc, sync.hand_edit(cfg, views[gb_id], doc))
+        docs[gb_id] = kept[1]
+        if kept[2] is not None:
+            warnings.append(kept[2])
     if problems:
         raise GbsiteError(problems)
     return docs
