@@ -29,7 +29,7 @@ _HEADER = "written by gbsite build; this folder is replaced on every build\n"
 
 
 def _files(folder: Path, root: Path | None = None) -> list[Path]:
-    """The files to hash below `folder`: regular files inside the project (fsutil.input_files
+    """The files to hash below `folder`: regular files inside the project (fs/files.input_files
     refuses a named pipe, a device, or a symbolic link out of the project, before any read)."""
     return input_files(folder, root)
 
