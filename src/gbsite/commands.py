@@ -74,9 +74,7 @@ def sync(cfg: Config, args: argparse.Namespace) -> int:
             raise GbsiteError(result.problems)
         sync.remove_stale_temp_files(cfg.docs_dir)
         written = sync.apply(cfg.docs_dir, result)
-    print(
-        f"sync: {len(written)} written ({len(result.created)} new), {result.unchanged} unchanged"
-    )
+    print(f"sync: {len(written)} written ({len(result.created)} new), {result.unchanged} unchanged")
     return 0
 
 
