@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from conftest import REPO
-from gbsite import config
+from gbsite import config, templating
 from gbsite.docs import files as docs
-from gbsite.docs import plaintext, sync
+from gbsite.docs import sync
+from gbsite.registry import plaintext
 from gbsite.registry import store as registry
 from gbsite.registry.views import EntryView, entry_views
-from gbsite.site import templating
 
 # Any text a contributor might type, except the marker comments themselves.
 block_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=300).filter(

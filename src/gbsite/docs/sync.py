@@ -14,7 +14,7 @@ from gbsite.errors import GbsiteError, Problem
 from gbsite.fs.files import write_atomic
 from gbsite.registry.model import Registry
 from gbsite.registry.views import EntryView, entry_views
-from gbsite.site import templating
+from gbsite import templating
 
 DOC_TEMPLATE = "doc.md.j2"
 

@@ -3,7 +3,7 @@
     fingerprint  read every input and hash it; stop if the output folder was built from the
                  same inputs (fingerprint.py)
     load         the registry, the docs of docs/gb/ and the record of examples, validated
-                 (inputs.py)
+                 (load.py)
     derive       what every page shows, as dataclasses (content.py, dashboard.py)
     plan         the page table: one row per file of the site (pages.py)
     render       every row rendered and written into a new folder beside the site, shared with
@@ -66,7 +66,7 @@ def build(
     render with a forked worker too; `cache`: keep what this build parsed and rendered, and
     reuse what the last one kept (serve builds in one process, and serves the bytes);
     `changed`: with a cache, the only files changed since its build (serve's watcher knows)."""
-    from gbsite.site import content, inputs, pages, render, renderer
+    from gbsite.site import content, load, pages, render, renderer
 
     out = output_folder(cfg, out_dir)
     report = BuildReport(out)
@@ -84,7 +84,7 @@ def build(
             return report
         cache.renew(snapshot.generation)
         with report.phase("load"):
-            read = inputs.load(cfg, snapshot, cache, report.warnings)
+            read = load.load(cfg, snapshot, cache, report.warnings)
         with report.phase("derive"):
             site = cache.model = content.model(cfg, read, cache.model)
         with report.phase("plan"):

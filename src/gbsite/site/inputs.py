@@ -1,25 +1,16 @@
-"""The build's load phase: the registry, the docs of docs/gb/ and the record of examples,
-validated, from the bytes the fingerprint read. With a BuildCache (serve), only files whose
-bytes changed since the last build are parsed again.
-"""
+"""What the load phase hands on (load.py): everything a build reads, validated, as data."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gbsite.errors import GbsiteError, Problem
-from gbsite.site.cache import Shared
-
 if TYPE_CHECKING:
-    from gbsite.config import Config
     from gbsite.docs.files import Doc
     from gbsite.examples.coverage import Page
     from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
-    from gbsite.site.cache import BuildCache
-    from gbsite.site.fingerprint import ReadInputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,81 +35,3 @@ class Inputs:
     views: list[EntryView]  # what each page shows of its entry (registry/views.py)
     docs: dict[str, Doc]  # by id: the docs files of ids the registry has
     examples: Examples  # each page's examples and status block, and the record of runs
-
-
-def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Problem]) -> Inputs:
-    from gbsite.examples import coverage, record
-    from gbsite.registry import store
-    from gbsite.registry.views import entry_views
-
-    if cache.shared is None:  # else: the registry, record and settings are those of last time
-        registry = store.load(cfg.registry_dir, read=snapshot.read)
-        runs = record.read(cfg.verified_file)  # read even when unused: a broken one is an error
-        cache.shared = Shared(registry, entry_views(registry), runs)
-    registry, views, runs = cache.shared
-    docs = _load_docs(cfg, snapshot, registry, cache, warnings)
-    pages = _read_pages(docs, registry, cache)
-    releases = tuple(coverage.registry_labels(cfg.example_releases, registry.labels))
-    examples = Examples(pages, runs, releases or (registry.labels[-1],))
-    return Inputs(registry, views, docs, examples)
-
-
-def _load_docs(
-    cfg: Config,
-    snapshot: ReadInputs,
-    registry: Registry,
-    cache: BuildCache,
-    warnings: list[Problem],
-) -> dict[str, Doc]:
-    """Every docs file of an id the registry has; all problems of all files raise together.
-    The site shows only a file's block: text a person wrote elsewhere in it is a warning."""
-    from gbsite.docs import files, sync
-
-    listed = snapshot.listed[-1]  # the docs files the fingerprint found
-    if cache.scanned is None or cache.scanned[0] != listed:
-        cache.scanned = (listed, *files.scan(cfg.docs_dir))
-    _, found, unexpected = cache.scanned
-    warnings.extend(unexpected)
-    problems: list[Problem] = []
-    docs: dict[str, Doc] = {}
-    views = {v.id: v for v in cache.shared.views} if cache.shared else {}
-    for gb_id, path in found.items():
-        if gb_id not in registry.entries:
-            warnings.append(Problem(f"{gb_id} is not in the registry; not built", path))
-            continue
-        data = snapshot.read(path)
-        kept = cache.docs.get(gb_id)
-        if kept is None or kept[0] != data:
-            try:
-                doc = files.read(path, read=snapshot.read)
-            except GbsiteError as exc:
-                problems.extend(exc.problems)
-                continue
-            kept = cache.docs[gb_id] = (data, doc, sync.hand_edit(cfg, views[gb_id], doc))
-        docs[gb_id] = kept[1]
-        if kept[2] is not None:
-            warnings.append(kept[2])
-    if problems:
-        raise GbsiteError(problems)
-    return docs
-
-
-def _read_pages(docs: dict[str, Doc], registry: Registry, cache: BuildCache) -> dict[str, Page]:
-    """Each docs file's annotated blocks and status block (a malformed one stops the build,
-    with its file and line); parsed again only when the file's block changed."""
-    from gbsite.examples import coverage
-
-    pages: dict[str, Page] = {}
-    fresh = {}
-    for gb_id, doc in docs.items():
-        kept = cache.pages.get(gb_id)
-        if kept is not None and kept[0] == doc.block:
-            if kept[1] is not None:
-                pages[gb_id] = kept[1]
-        else:
-            fresh[gb_id] = doc
-    read = coverage.read_pages(fresh, registry.entries)  # raises every problem at once
-    for gb_id, doc in fresh.items():
-        cache.pages[gb_id] = (doc.block, read.get(gb_id))
-    pages.update(read)
-    return dict(sorted(pages.items()))

@@ -23,8 +23,9 @@ class Renderer:
     """Templates and contributor blocks -> bytes."""
 
     def __init__(self, cfg: Config, known_ids: Iterable[str], runs: Record) -> None:
+        from gbsite import templating
         from gbsite.docs.blocks import BlockRenderer
-        from gbsite.site import templating
+        from gbsite.examples.captions import ExampleCaptions
 
         self.cfg = cfg
         self.templating = templating
@@ -32,7 +33,7 @@ class Renderer:
         self.env.globals["paths"] = urls  # where each file lives: urls.INDEX, urls.entry(id)...
         # Compiled now, before a worker is forked: it then shares them.
         templating.compile_all(self.env, cfg.templates_dir, ".html.j2")
-        self.block = BlockRenderer(known_ids, runs, cfg.example_releases)
+        self.block = BlockRenderer(known_ids, ExampleCaptions(runs, cfg.example_releases))
 
     def page(self, path: str, template: str, **context: object) -> bytes:
         """The page at `path` (a path of the site) from `template`; every template gets the

@@ -11,9 +11,9 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from gbsite.docs import plaintext
 from gbsite.errors import GbsiteError
 from gbsite.fs.files import input_files
+from gbsite.registry import plaintext
 
 
 def environment(templates_dir: Path, *, html: bool) -> jinja2.Environment:
