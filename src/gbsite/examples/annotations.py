@@ -19,13 +19,18 @@ docs/verified-examples.yaml (record.py), which the site reads.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 KINDS = ("gb-repro", "gb-fix")
 _OPTION = re.compile(r"(compile|backend|needs|eager|fullgraph)=([A-Za-z_][\w.:-]*)")
@@ -204,13 +209,20 @@ class Scan:
     paragraphs: list[str]  # text of paragraphs, headings and list items, white space collapsed
 
 
+@functools.cache
+def _block_parser() -> MarkdownIt:
+    """CommonMark's block structure only: fences and the raw text of paragraphs are all a scan
+    needs, and parsing the text inside them (the rendering does that) would triple its cost."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").disable("inline")
+
+
 def scan(doc: Doc) -> Scan:
     """Parse the block as GitHub's Markdown would, for its fences and its prose."""
     if not doc.block.strip():
         return Scan([], [])
-    from markdown_it import MarkdownIt
-
-    tokens = MarkdownIt("commonmark").parse(doc.block)
+    tokens = _block_parser().parse(doc.block)
     return Scan(
         [
             (FoundFence(t.info, t.content), doc.block_line_of(0) + t.map[0])
