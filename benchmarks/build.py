@@ -11,7 +11,9 @@ every round so that no tool always runs after the same one:
     empty cache folder (gbsite's modules byte-compiled, as an install leaves them);
   - a cold MkDocs 1.6.1 build and a cold Hugo build of the same pages (one Markdown page per id:
     every registry text and the docs block, benchmarks/mkdocs_site.py and hugo_site.py), each
-    into a new folder; benchmarks/tools.py installs both into the cache folder on first use;
+    into a new folder; benchmarks/tools.py installs both into the cache folder on first use.
+    MkDocs twice: with a navigation of the index only (the target's yardstick: no menu of all
+    ids on every page, which gbsite and Hugo do not write either) and with its default one;
   - `gbsite build` again into a folder built before, with nothing changed.
 Prints each one's wall time (median, minimum and maximum over the rounds), CPU time (user and
 system, with the child processes it waited for) and peak RSS, then the ratios issue 17 sets
@@ -62,6 +64,7 @@ PASS = "python -c pass"
 FLOOR_ROW = "floor: imports + registry parsed"
 COLD = "gbsite build, cold"
 MKDOCS = "mkdocs 1.6.1 build, cold"
+MKDOCS_FULL = "mkdocs 1.6.1, default nav, cold"
 HUGO = "hugo 0.168.0, cold"
 NOOP = "gbsite build, nothing changed"
 
@@ -72,6 +75,7 @@ TARGETS = (
     (NOOP, COLD, 0.2, "nothing changed / cold"),
 )
 INFO = (
+    (COLD, MKDOCS_FULL, "gbsite cold / MkDocs default nav"),
     (COLD, PASS, "gbsite cold / python -c pass"),
     (NOOP, PASS, "nothing changed / python -c pass"),
     (FLOOR_ROW, COLD, "floor / gbsite cold"),
@@ -88,11 +92,21 @@ def main() -> None:
     try:
         registry, docs = ROOT / "registry", ROOT / "docs" / "gb"
         ids = mkdocs_site.make(work / "mkdocs", registry, docs)
+        mkdocs_site.make(work / "mkdocs-full", registry, docs, full_nav=True)
         hugo_site.make(work / "hugo", registry, docs)
         noop_project = copy_project(work / "noop")
         noop_env = fresh_env(work / "noop-cache")
         run(gbsite(noop_project, work / "noop-out"), Runs(), noop_env)  # built once, untimed
-        runs = {name: Runs() for name in (PASS, FLOOR_ROW, COLD, MKDOCS, HUGO, NOOP)}
+        names = (PASS, FLOOR_ROW, COLD, MKDOCS, MKDOCS_FULL, HUGO, NOOP)
+        runs = {name: Runs() for name in names}
+
+        def mkdocs(project: str, i: int) -> None:
+            config = work / project / "mkdocs.yml"
+            out = work / f"{project}-out{i}"
+            run(
+                [str(found.mkdocs), "build", "-q", "-f", str(config), "-d", str(out)],
+                runs[MKDOCS if project == "mkdocs" else MKDOCS_FULL],
+            )
 
         def cold(i: int) -> None:
             # Everything new, so that nothing an earlier build left can be found: the project
@@ -104,11 +118,8 @@ def main() -> None:
             PASS: lambda i: run([sys.executable, "-c", "pass"], runs[PASS]),
             FLOOR_ROW: lambda i: run([sys.executable, "-c", FLOOR, str(registry)], runs[FLOOR_ROW]),
             COLD: cold,
-            MKDOCS: lambda i: run(
-                [str(found.mkdocs), "build", "-q", "-f", str(work / "mkdocs" / "mkdocs.yml"),
-                 "-d", str(work / f"mkdocs-out{i}")],
-                runs[MKDOCS],
-            ),
+            MKDOCS: lambda i: mkdocs("mkdocs", i),
+            MKDOCS_FULL: lambda i: mkdocs("mkdocs-full", i),
             HUGO: lambda i: run(
                 [str(found.hugo), "--quiet", "-s", str(work / "hugo"),
                  "-d", str(work / f"hugo-out{i}")],
@@ -116,12 +127,12 @@ def main() -> None:
             ),
             NOOP: lambda i: run(gbsite(noop_project, work / "noop-out"), runs[NOOP], noop_env),
         }  # fmt: skip
-        names = list(runs)
+        order = list(runs)
         # Every cold run writes into a folder of its own, kept to the end: deleting a site just
         # before timing a build would time the file system's clean-up (this disk discards on
         # delete), not the build.
         for i in range(args.runs):
-            for name in names[i % len(names) :] + names[: i % len(names)]:
+            for name in order[i % len(order) :] + order[: i % len(order)]:
                 steps[name](i)
             print(f"round {i + 1} of {args.runs} done", file=sys.stderr)
 

@@ -6,8 +6,10 @@ A baseline for benchmarks/build.py: the pages of benchmarks/pages.py (those Hugo
 index page linking to each, MkDocs' built-in `mkdocs` theme and its search plugin (gbsite's site
 has search too), code highlighted on the server by Pygments (codehilite) as gbsite and Hugo do.
 The navigation holds the index only: with every page in it, the theme would write a menu of
-all ids into each page, work that neither gbsite nor the Hugo baseline does. Pages are written
-as gb/gbXXXX.html, as gbsite writes them. Build it with `mkdocs build -q -f OUT_DIR/mkdocs.yml`
+all ids into each page, work that neither gbsite nor the Hugo baseline does. `--full-nav`
+leaves the navigation to MkDocs instead (its default: every page), as a project started with
+`mkdocs new` would build. Pages are written as gb/gbXXXX.html, as gbsite writes them. Build
+it with `mkdocs build -q -f OUT_DIR/mkdocs.yml`
 (benchmarks/tools.py installs MkDocs 1.6.1).
 """
 
@@ -35,18 +37,21 @@ plugins:
   - search
 markdown_extensions:
   - codehilite
-nav:
+"""
+INDEX_ONLY_NAV = """nav:
   - index.md
 not_in_nav: |
   /gb/
 """
 
 
-def make(out: Path, registry_dir: Path, docs_dir: Path | None = None) -> int:
+def make(
+    out: Path, registry_dir: Path, docs_dir: Path | None = None, *, full_nav: bool = False
+) -> int:
     if out.exists():
         shutil.rmtree(out)
     (out / "docs" / "gb").mkdir(parents=True)
-    (out / "mkdocs.yml").write_text(CONFIG)
+    (out / "mkdocs.yml").write_text(CONFIG if full_nav else CONFIG + INDEX_ONLY_NAV)
     links = []
     for page in pages.pages(registry_dir, docs_dir):
         front = f"---\ntitle: {json.dumps(page.title)}\n---\n"  # JSON strings are YAML too
@@ -62,8 +67,9 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--registry", type=Path, default=ROOT / "registry")
     parser.add_argument("--docs", type=Path, help="add each id's Additional Information block")
+    parser.add_argument("--full-nav", action="store_true", help="MkDocs' default navigation")
     args = parser.parse_args()
-    count = make(args.out, args.registry, args.docs)
+    count = make(args.out, args.registry, args.docs, full_nav=args.full_nav)
     print(f"MkDocs project with {count} pages in {args.out}; build it with: mkdocs build -q")
 
 
