@@ -341,7 +341,7 @@ def test_unraised_is_judged_on_the_type_the_id_reported_in_that_release(tmp_path
     """GB0272's history keeps a wording it never reported in a release, which GB0276 uses now:
     finding that wording in torch says nothing about GB0272."""
     from gbsite import config
-    from gbsite.examples import coverage, status, torchsource
+    from gbsite.examples import status, torchsource
     from gbsite.registry import store as registry
 
     reg = registry.load(config.load(REPO).registry_dir)
@@ -352,13 +352,13 @@ def test_unraised_is_judged_on_the_type_the_id_reported_in_that_release(tmp_path
     declaration = status.Declaration(
         "unraised", "gone", None, None, None, None, tmp_path / "gb0272.md", 1
     )
-    pages = {"GB0272": coverage.Page("GB0272", (), declaration)}
+    declared = {"GB0272": declaration}
     torch = tmp_path / "torch"
     (torch / "_dynamo").mkdir(parents=True)
     raising = torch / "_dynamo" / "objects.py"
     raising.write_text(f"gb_type = {gb_type('GB0276')!r}\n")
-    found = torchsource.torch_problems(pages, reg, torchsource.TorchSource(torch), "2.13.0+cpu")
+    found = torchsource.torch_problems(declared, reg, torchsource.TorchSource(torch), "2.13.0+cpu")
     assert found == []
     raising.write_text(f"gb_type = {gb_type('GB0272')!r}\n")
-    found = torchsource.torch_problems(pages, reg, torchsource.TorchSource(torch), "2.13.0+cpu")
+    found = torchsource.torch_problems(declared, reg, torchsource.TorchSource(torch), "2.13.0+cpu")
     assert [p.message.split(",")[0] for p in found] == ["declared unraised"]

@@ -130,6 +130,143 @@ def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     ) in check.out
 
 
+def fake_release(tmp_path: Path, version: str) -> str:
+    """A fake torch that says it is `version`."""
+    python, _ = fake_torch(tmp_path)
+    init = Path(python).parent / "torch" / "__init__.py"
+    init.write_text(init.read_text().replace('"2.13.0+fake"', f'"{version}"'))
+    return python
+
+
+NEWER_REPRO = "```python gb-repro since=2.15.0\ndef fn():\n    return 1\nfn()\n```\n"
+
+
+def test_a_block_for_a_newer_torch_must_pass_with_that_release(
+    project: Project, fake_python: str, tmp_path: Path
+) -> None:
+    """`since=2.15.0`: what the block does with 2.13.0 (GB0025's home) is only recorded; with
+    2.15.0 it must do what it promises, in a run and in `check --record`."""
+    path = page(project, "GB0025", REPRO_AND_FIX + "\n" + NEWER_REPRO)
+    line = line_of(path, "since=2.15.0")
+    older = project.run("check", "--examples", "GB0025", "--python", fake_python)
+    assert older.code == 0, older.out
+    assert "no break with torch 2.13.0 (recorded)" in older.out
+    newer = project.run(
+        "check", "--examples", "GB0025", "--python", fake_release(tmp_path, "2.15.0")
+    )
+    assert newer.code == 1
+    assert f"gb0025.md:{line}: gb-repro " in newer.out
+    assert "(recorded)" not in newer.out.split(f"gb0025.md:{line}:")[1].splitlines()[0]
+    # With every outcome filled in, the record check holds it against 2.15.0 too.
+    runs = record.read(record_file(project))
+    for b in examples.blocks_of("GB0025", docs.read(path)):
+        outcome = "no-break" if b.since else record.passing(b.kind)
+        runs.rows[b.key] = record.Row("GB0025", b.kind, b.line, b.digest, {
+            r: outcome for r in ("2.13.0", "2.14.1", "2.15.0")
+        })  # fmt: skip
+    record.write(record_file(project), runs)
+    check = project.run("check", "--record")
+    assert check.code == 1
+    assert (
+        f"gb0025.md:{line}: gb-repro is recorded as `no-break` with torch 2.15.0, where it must "
+        "do what it promises"
+    ) in check.out
+    # The same record with the newer repro breaking there: verified with every release.
+    newer_repro = next(b for b in examples.blocks_of("GB0025", docs.read(path)) if b.since)
+    runs.rows[newer_repro.key].outcomes["2.15.0"] = "breaks"
+    record.write(record_file(project), runs)
+    assert project.run("check", "--record").code == 0
+
+
+def test_a_status_block_since_a_release_holds_from_that_release_on(project: Project) -> None:
+    """GB0025's repro and fix are for 2.13.0; from 2.14.1 on, torch no longer raises it."""
+    status = (
+        "```yaml gb-status\nstatus: unraised\nsince: 2.14.1\nreplaced-by: GB0026\n"
+        "reason: The check moved into GB0026's handler.\n```\n"
+    )
+    path = page(project, "GB0025", REPRO_AND_FIX + "\n" + status)
+    set_outcomes(
+        project,
+        "GB0025",
+        path,
+        **{
+            "gb-repro": {"2.13.0": "breaks", "2.14.1": "breaks GB0026", "2.15.0": "breaks GB0026"},
+            "gb-fix": {"2.13.0": "runs", "2.14.1": "runs", "2.15.0": "runs"},
+        },
+    )
+    assert project.run("check", "--record").code == 0
+    states = {
+        r: {
+            e["id"]: e["status"]
+            for e in __import__("json").loads(
+                project.run("coverage", "--format", "json", "--release", r).out
+            )["ids"]
+        }["GB0025"]
+        for r in ("2.13.0", "2.14.1", "2.15.0")
+    }
+    assert states == {"2.13.0": "verified", "2.14.1": "unraised", "2.15.0": "unraised"}
+    assert project.run("build").code == 0
+    html = (project.site / "gb" / "gb0025.html").read_text()
+    assert (
+        "torch 2.14.1 and later do not raise it; GB0026 took its place; the examples below are "
+        "for torch 2.13.0"
+    ) in html
+    assert "state from torch 2.14.1 on, for <code>gbsite coverage</code>" in html
+
+
+@pytest.mark.parametrize(
+    ("block", "needle", "message"),
+    [
+        (
+            "```python gb-fix since=2.99.0\nfn = int\nfn()\n```\n",
+            "since=2.99.0",
+            "since 2.99.0: not a release of the examples (2.13.0, 2.14.1, 2.15.0 in gbsite.toml)",
+        ),
+        (
+            "```python gb-fix since=2.13.0\nfn = int\nfn()\n```\n",
+            "since=2.13.0",
+            "since 2.13.0: GB0025's examples are for torch 2.13.0 already; name a newer "
+            "release, or remove it",
+        ),
+        (
+            "```python gb-fix since=2.15\nfn = int\nfn()\n```\n",
+            "since=2.15",
+            "`since=2.15`: a torch release of the examples, such as 2.15.0",
+        ),
+        (
+            "```yaml gb-status\nstatus: environment\nsince: 2.15.0\nneeds: cuda\nreason: x\n"
+            "source: torch/a.py\nfunction: f\n```\n",
+            "gb-status",
+            "`since:` is for a break a newer torch no longer raises or lets a program reach "
+            "(status internal or unraised), not `environment`",
+        ),
+        (
+            "```yaml gb-status\nstatus: unraised\nsince: 2.15.0\nreason: x\n```\n" + NEWER_REPRO,
+            "since=2.15.0",
+            "a status block and examples both from torch 2.15.0: which holds there?",
+        ),
+    ],
+)
+def test_since_names_a_newer_release_of_the_examples(
+    project: Project, block: str, needle: str, message: str
+) -> None:
+    path = page(project, "GB0025", REPRO_AND_FIX + "\n" + block)
+    result = project.run("check")
+    assert result.code == 1, result.out
+    assert f"gb0025.md:{line_of(path, needle)}: {message}" in result.out + result.err
+
+
+def test_two_status_blocks_for_the_same_release_are_refused(project: Project) -> None:
+    later = "```yaml gb-status\nstatus: unraised\nsince: 2.14.1\nreason: {}\n```\n"
+    path = page(project, "GB0025", REPRO_AND_FIX + later.format("one") + later.format("two"))
+    result = project.run("check")
+    assert result.code == 1
+    assert (
+        f"gb0025.md:{line_of(path, 'reason: two') - 3}: a second status block from torch "
+        "2.14.1: a page has one state for a release"
+    ) in result.out
+
+
 def test_the_committed_record_is_complete() -> None:
     """What .ci/run checks: every block of docs/gb/ has an outcome for every release."""
     result = subprocess.run(

@@ -91,7 +91,9 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
 
     reg = registry.load(cfg.registry_dir)
     result = sync.plan(cfg, reg)
-    problems = sync.check_problems(cfg, result) + checking.page_problems(result.blocks, reg.entries)
+    problems = sync.check_problems(cfg, result) + checking.page_problems(
+        result.blocks, reg, cfg.example_releases
+    )
     if args.record and not problems:
         problems = checking.record_problems(cfg, reg)
     summary = (

@@ -3,7 +3,8 @@
 In an Additional Information block, a fenced block whose info string is
 
     python gb-repro [compile=NAME] [backend=BACKEND] [needs=WHAT] [eager=raises] [fullgraph=false]
-    python gb-fix   [compile=NAME] [backend=BACKEND] [needs=WHAT]
+                    [since=RELEASE]
+    python gb-fix   [compile=NAME] [backend=BACKEND] [needs=WHAT] [since=RELEASE]
 
 is a complete program. It runs in a process of its own (runner.py), where the callable bound to
 NAME (default `fn`) is compiled with `torch.compile(fullgraph=True, backend=BACKEND)` (default
@@ -11,7 +12,10 @@ eager) right after it is bound. A gb-repro passes when the program fails with a 
 linking to its page's id, and runs to the end without torch.compile (unless `eager=raises`
 says that it fails in plain PyTorch too; with `fullgraph=false`, when it runs to the end and the
 graph-break log links to the page); a gb-fix passes when it runs to the end, so without
-any graph break, having called NAME (judging.py). A block with `needs=` (cuda, distributed,
+any graph break, having called NAME (judging.py). It must do so with the page's home release
+(the oldest release of the examples with the id), or with RELEASE for a block written for a
+newer torch (`since=2.15.0`); with the other releases, what it did is recorded. A block with
+`needs=` (cuda, distributed,
 package:NAME, python:3.N) is shown and never run. Plain ```python blocks are only shown. What
 each block did, with each torch release of the examples, is recorded in
 docs/verified-examples.yaml (record.py), which the site reads.
@@ -33,7 +37,8 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 KINDS = ("gb-repro", "gb-fix")
-_OPTION = re.compile(r"(compile|backend|needs|eager|fullgraph)=([A-Za-z_][\w.:-]*)")
+_OPTION = re.compile(r"(compile|backend|needs|eager|fullgraph|since)=([A-Za-z_0-9][\w.:-]*)")
+RELEASE = re.compile(r"\d+\.\d+\.\d+")  # a torch release, as gbsite.toml lists them
 # option -> Annotation field
 _FIELDS = {
     "compile": "compile_name",
@@ -41,6 +46,7 @@ _FIELDS = {
     "needs": "needs",
     "eager": "eager",
     "fullgraph": "fullgraph",
+    "since": "since",
 }
 DEFAULT_BACKEND = "eager"  # Dynamo traces and the graph runs uncompiled: no Inductor time
 # What a block may need that the checker does not have: such a block is shown, never run.
@@ -74,7 +80,13 @@ def needs_label(needs: str) -> str:
 
 
 def digest(
-    kind: str, compile_name: str, backend: str, code: str, eager: str = "", fullgraph: str = ""
+    kind: str,
+    compile_name: str,
+    backend: str,
+    code: str,
+    eager: str = "",
+    fullgraph: str = "",
+    since: str = "",
 ) -> str:
     """Identifies a block's content: a record is valid only for this exact code and options."""
     key = f"{kind}\0{compile_name}\0{backend}\0{code}"
@@ -83,6 +95,8 @@ def digest(
         key += f"\0eager={eager}"
     if fullgraph:
         key += f"\0fullgraph={fullgraph}"
+    if since:
+        key += f"\0since={since}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
@@ -96,6 +110,7 @@ class Annotation:
     needs: str = ""  # cuda, distributed, package:NAME or python:3.N: shown, not run
     eager: str = ""  # "raises": a repro whose code fails in plain PyTorch as well
     fullgraph: str = ""  # "false": a repro whose break only a non-fullgraph compile logs
+    since: str = ""  # a release: the block is written for that torch and later
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +125,18 @@ class Block:
     needs: str = ""
     eager: str = ""
     fullgraph: str = ""
+    since: str = ""  # the release it must do what it promises with, if not the page's home
 
     @property
     def digest(self) -> str:
         return digest(
-            self.kind, self.compile_name, self.backend, self.code, self.eager, self.fullgraph
+            self.kind,
+            self.compile_name,
+            self.backend,
+            self.code,
+            self.eager,
+            self.fullgraph,
+            self.since,
         )
 
     @property
@@ -148,8 +170,8 @@ def parse_info(info: str) -> Annotation | None:
         if match is None:
             raise ValueError(
                 f"unknown option `{word}` (use compile=NAME, backend=NAME, "
-                f"needs={NEEDS_HELP.replace(', ', '|').replace(' or ', '|')}, eager=raises or "
-                "fullgraph=false)"
+                f"needs={NEEDS_HELP.replace(', ', '|').replace(' or ', '|')}, eager=raises, "
+                "fullgraph=false or since=RELEASE)"
             )
         key, value = match.groups()
         if key == "needs" and not valid_needs(value):
@@ -161,6 +183,8 @@ def parse_info(info: str) -> Annotation | None:
                 "`fullgraph=false` is the only fullgraph option, and only for a gb-repro "
                 "(a fix must compile with fullgraph=True)"
             )
+        if key == "since" and not RELEASE.fullmatch(value):
+            raise ValueError(f"`since={value}`: a torch release of the examples, such as 2.15.0")
         options[_FIELDS[key]] = value
     return Annotation(words[1], **options)
 
@@ -188,6 +212,7 @@ def blocks_of(gb_id: str, doc: Doc, scanned: Scan | None = None) -> list[Block]:
                     a.needs,
                     a.eager,
                     a.fullgraph,
+                    a.since,
                 )
             )
     if problems:

@@ -3,6 +3,7 @@ release of the examples (from the record), for the Markdown renderer (docs/markd
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,8 @@ from gbsite.examples.record import Record
 
 if TYPE_CHECKING:
     from gbsite.docs.markdown import Fence
+
+_SINCE = re.compile(r"^since:\s*([\d.]+)\s*$", re.M)  # a status block's `since:` (status.py)
 
 
 class ExampleCaptions:
@@ -27,6 +30,12 @@ class ExampleCaptions:
         from gbsite.examples import annotations as examples
 
         if "gb-status" in fence.info.split():
+            since = _SINCE.search(fence.code)
+            if since is not None:
+                return (
+                    f"The page's state from torch {escape(since[1])} on, for <code>gbsite "
+                    "coverage</code>: the examples on this page are for older releases"
+                )
             return (
                 "The page's state, for <code>gbsite coverage</code>: no example was run "
                 "here, for the reason given"
@@ -49,11 +58,13 @@ class ExampleCaptions:
             what += f", backend <code>{escape(a.backend)}</code>"
         if a.eager == examples.EAGER_RAISES:
             what += "; this code fails without torch.compile too"
+        if a.since:
+            what += f"; written for torch {escape(a.since)} and later"
         if a.needs:
             needs = escape(examples.needs_label(a.needs))
             return f'{what} · <span class="unverified">needs {needs}: shown, not run</span>'
         digest = examples.digest(
-            a.kind, a.compile_name, a.backend, fence.code, a.eager, a.fullgraph
+            a.kind, a.compile_name, a.backend, fence.code, a.eager, a.fullgraph, a.since
         )
         return f"{what} · {self.outcomes((gb_id, digest), a.kind)}"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import textwrap
 import time
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,13 +21,21 @@ from gbsite.examples.judging import Result
 from gbsite.registry.model import Entry, Registry
 
 
-def page_problems(pages: dict[str, docs.Doc], known: Container[str]) -> list[Problem]:
-    """Annotated blocks and status blocks that are malformed or contradict each other."""
+def page_problems(
+    pages: dict[str, docs.Doc], reg: Registry, releases: tuple[str, ...]
+) -> list[Problem]:
+    """Annotated blocks and status blocks that are malformed or contradict each other, or
+    name a release the examples do not have."""
     try:
-        coverage.read_pages(pages, known)
+        read = coverage.read_pages(pages, reg.entries)
     except GbsiteError as exc:
         return exc.problems
-    return []
+    return coverage.since_problems(read.values(), homes(reg, read, releases), releases)
+
+
+def homes(reg: Registry, ids: Iterable[str], releases: tuple[str, ...]) -> dict[str, str]:
+    """Each id's home release (home_release)."""
+    return {i: home_release(reg.entries.get(i), reg.labels, releases) for i in ids}
 
 
 def read_pages(cfg: Config, reg: Registry) -> dict[str, Page]:
@@ -43,7 +51,12 @@ def read_pages(cfg: Config, reg: Registry) -> dict[str, Page]:
                 problems += exc.problems
     if problems:
         raise GbsiteError(problems)
-    return coverage.read_pages(read, reg.entries)
+    pages = coverage.read_pages(read, reg.entries)
+    releases = cfg.example_releases
+    problems = coverage.since_problems(pages.values(), homes(reg, pages, releases), releases)
+    if problems:
+        raise GbsiteError(problems)
+    return pages
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +155,7 @@ class Verdict:
                 f"recorded `{recorded}` with torch {self.release}, now `{r.outcome}`: "
                 f"{r.summary} (if torch changed, re-record with --accept)",
             )
-        if self.release == self.home[block.gb_id] and not r.passed:
+        if self.release == (block.since or self.home[block.gb_id]) and not r.passed:
             return Checked(r, False, r.summary)
         if r.passed:
             return Checked(r, True, r.summary)
@@ -187,16 +200,18 @@ def check_examples(
         blocks = [b for b in blocks if record.outcome(b.key, release) is None]
     fork = not fresh and runner.can_fork()
     check = ExampleCheck(version, release, len(blocks), fork)
-    # A page's status block is held against the first release of the examples that has its
-    # id; with a later torch, a citation that no longer holds is a note (the break may be
-    # gone or moved since), not a failure.
+    # The status block that holds with this torch is held against it when this is its home:
+    # the first release of the examples with the id, or its `since:`. With a later torch, a
+    # citation that no longer holds is a note (the break may be gone or moved since), not a
+    # failure.
     source = torchsource.TorchSource(folder)
-    home = {i: home_release(reg.entries.get(i), reg.labels, releases) for i in pages}
+    home = homes(reg, pages, releases)
+    declared = {i: d for i, p in pages.items() if (d := p.declared_for(release)) is not None}
     check.problems = torchsource.torch_problems(
-        {i: p for i, p in pages.items() if home[i] == release}, reg, source, version
+        {i: d for i, d in declared.items() if (d.since or home[i]) == release}, reg, source, version
     )
     check.notes = torchsource.torch_problems(
-        {i: p for i, p in pages.items() if home[i] != release}, reg, source, version
+        {i: d for i, d in declared.items() if (d.since or home[i]) != release}, reg, source, version
     )
     if started is not None:
         started(check)
@@ -233,7 +248,7 @@ def check_examples(
 
 def record_problems(cfg: Config, reg: Registry) -> list[Problem]:
     """`gbsite check --record`: every runnable block has an outcome for every example release,
-    and does what it promises with its home release. Needs no torch."""
+    and does what it promises with its home release (or its `since=`). Needs no torch."""
     record = rec.read(cfg.verified_file)
     releases = cfg.example_releases
     problems = []
@@ -253,11 +268,11 @@ def record_problems(cfg: Config, reg: Registry) -> list[Problem]:
                         b.line,
                     )
                 )
-            elif not record.passed(b.key, b.kind, home):
+            elif not record.passed(b.key, b.kind, b.since or home):
                 problems.append(
                     Problem(
-                        f"{b.kind} is recorded as `{record.outcome(b.key, home)}` with torch "
-                        f"{home}, where it must do what it promises",
+                        f"{b.kind} is recorded as `{record.outcome(b.key, b.since or home)}` "
+                        f"with torch {b.since or home}, where it must do what it promises",
                         b.path,
                         b.line,
                     )

@@ -9,7 +9,8 @@
     unraised     the registry keeps it, but nothing in torch raises it any more
     none         nothing yet
 
-The last three are declared by a page's status block (status.py). `gbsite check` validates
+The last three are declared by a page's status block (status.py); one with `since:` holds from
+that release on, the page's examples showing the break with the older ones. `gbsite check` validates
 declarations against the page (read_page: blocks that agree); `gbsite check --examples` against
 the installed torch (torchsource.py).
 """
@@ -17,7 +18,7 @@ the installed torch (torchsource.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gbsite.docs.files import Doc
@@ -101,12 +102,32 @@ class Page:
 
     id: str
     blocks: tuple[Block, ...]
-    declaration: Declaration | None
+    declaration: Declaration | None  # the status block without `since:`
     paragraphs: tuple[str, ...] = ()  # its prose outside code, for the content figures
+    later: tuple[Declaration, ...] = ()  # status blocks with `since:`
 
     @property
     def words(self) -> int:
         return sum(len(p.split()) for p in self.paragraphs)
+
+    def declared_for(self, release: str) -> Declaration | None:
+        """The status block that holds with `release`: the newest one whose `since:` it has
+        reached, unless blocks written for a newer torch (`since=`) come after it."""
+        key = release_key(release)
+        start: tuple[int, ...] = ()
+        declared = self.declaration
+        for since, d in [(b.since, None) for b in self.blocks if b.since] + [
+            (str(d.since), d) for d in self.later
+        ]:
+            if start < release_key(since) <= key:
+                start, declared = release_key(since), d
+        return declared
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    """2.14.1 -> (2, 14, 1), for comparing releases; other labels (main@2026-11-21) by their
+    digits."""
+    return tuple(int(n) for n in re.findall(r"\d+", release))
 
 
 def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
@@ -126,11 +147,31 @@ def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
                 declarations.append(read_declaration(doc, fence.info, fence.content, line, known))
             except GbsiteError as exc:
                 problems += exc.problems
-    if len(declarations) > 1:
-        problems.append(
-            Problem("a second status block: a page has one state", doc.path, declarations[1].line)
+    starts: dict[str | None, int] = {}  # since -> line of the status block
+    for d in declarations:
+        if d.since in starts:
+            when = f" from torch {d.since}" if d.since else " (add `since:` for a newer torch)"
+            problems.append(
+                Problem(
+                    f"a second status block{when}: a page has one state for a release",
+                    doc.path,
+                    d.line,
+                )
+            )
+        starts.setdefault(d.since, d.line)
+    problems += [
+        Problem(
+            f"a status block and examples both from torch {b.since}: which holds there?",
+            b.path,
+            b.line,
         )
-    declared = declarations[0] if declarations else None
+        for b in blocks
+        if b.since and b.since in starts
+    ]
+    declared = next((d for d in declarations if d.since is None), None)
+    later = tuple(
+        sorted((d for d in declarations if d.since), key=lambda d: release_key(str(d.since)))
+    )
     shown = [b for b in blocks if not b.runnable]
     if declared is None:
         problems += [
@@ -165,15 +206,49 @@ def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
         problems += [
             Problem(
                 f"a {declared.status} page has no {b.kind} block: a page whose break a "
-                "program reaches is verified (remove the status block) or environment",
+                "program reaches is verified (remove the status block) or environment; "
+                "for a newer torch that reaches it, say since=RELEASE",
                 b.path,
                 b.line,
             )
             for b in blocks
+            if not b.since
         ]
     if problems:
         raise GbsiteError(problems)
-    return Page(gb_id, tuple(blocks), declared, tuple(scanned.paragraphs))
+    return Page(gb_id, tuple(blocks), declared, tuple(scanned.paragraphs), later)
+
+
+def since_problems(
+    pages: Iterable[Page], homes: Mapping[str, str], releases: Sequence[str]
+) -> list[Problem]:
+    """`since` on a block or a status block names a release of the examples newer than the
+    page's home (`homes`, by id: the oldest release of the examples with the id)."""
+    problems = []
+    for page in pages:
+        home = homes.get(page.id, releases[0] if releases else "")
+        found = [(b.since, b.path, b.line) for b in page.blocks if b.since]
+        found += [(str(d.since), d.path, d.line) for d in page.later]
+        for since, path, line in found:
+            if since not in releases:
+                problems.append(
+                    Problem(
+                        f"since {since}: not a release of the examples "
+                        f"({', '.join(releases)} in gbsite.toml)",
+                        path,
+                        line,
+                    )
+                )
+            elif release_key(since) <= release_key(home):
+                problems.append(
+                    Problem(
+                        f"since {since}: {page.id}'s examples are for torch "
+                        f"{home} already; name a newer release, or remove it",
+                        path,
+                        line,
+                    )
+                )
+    return problems
 
 
 def page_coverage(
@@ -196,8 +271,9 @@ def page_coverage(
         )
         for b in page.blocks
     )
-    if page.declaration is not None:
-        status = page.declaration.status
+    declared = page.declared_for(release)
+    if declared is not None:
+        status = declared.status
     elif {s.kind for s in states if s.verified} == {"gb-repro", "gb-fix"}:
         status = "verified"
     else:
@@ -206,7 +282,7 @@ def page_coverage(
         later = since is not None and release in releases
         fixed_here = later and releases.index(release) >= releases.index(str(since))
         status = "fixed" if fixed_here else "none"
-    return PageCoverage(gb_id, status, states, page.declaration, page.words)
+    return PageCoverage(gb_id, status, states, declared, page.words)
 
 
 def fixed_in(
@@ -216,7 +292,9 @@ def fixed_in(
     an older one (the release that removes the break for code like the example), and the
     releases it broke with."""
     for block in page.blocks:
-        if block.kind != "gb-repro" or not block.runnable or block.key not in record.rows:
+        if block.kind != "gb-repro" or block.since or not block.runnable:
+            continue
+        if block.key not in record.rows:
             continue
         outcomes = record.rows[block.key].outcomes
         broke: list[str] = []
@@ -256,14 +334,11 @@ def registry_labels(releases: Iterable[str], labels: list[str]) -> dict[str, str
     """Each example release's registry label: the newest imported release not newer than it
     (2.14.1 -> 2.14.0). Releases older than every import are left out."""
 
-    def key(release: str) -> tuple[int, ...]:
-        return tuple(int(n) for n in re.findall(r"\d+", release))
-
     out: dict[str, str] = {}
     for release in releases:
-        older = [label for label in labels if key(label) <= key(release)]
+        older = [label for label in labels if release_key(label) <= release_key(release)]
         if older:
-            out[release] = max(older, key=key)
+            out[release] = max(older, key=release_key)
     return out
 
 

@@ -14,6 +14,10 @@ A status block is a YAML fence that GitHub shows as it is:
     reason: Why no user program reaches it, in a sentence or two.
     ```
 
+A page whose break a newer torch no longer raises (or no longer lets a program reach) keeps
+its examples for the older releases and adds a status block with `since: RELEASE`: the state
+it declares holds from that release of the examples on (`internal` or `unraised` only).
+
 Parsed and validated on its own here; against the page's blocks in coverage.read_page; against
 the installed torch in torchsource.py.
 """
@@ -27,13 +31,14 @@ from pathlib import Path
 
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError
-from gbsite.examples.annotations import NEEDS_HELP, valid_needs
+from gbsite.examples.annotations import NEEDS_HELP, RELEASE, valid_needs
 from gbsite.registry.model import GB_ID
 
 DECLARED = ("environment", "internal", "unraised")
+LATER = ("internal", "unraised")  # what a status block with `since:` may declare
 STATUS_KIND = "gb-status"
 STATUS_INFO = "yaml gb-status"
-_FIELDS = {"status", "reason", "source", "function", "needs", "replaced-by"}
+_FIELDS = {"status", "reason", "source", "function", "needs", "replaced-by", "since"}
 _REQUIRED = {
     "environment": ("reason", "needs", "source", "function"),
     "internal": ("reason", "source", "function"),
@@ -55,6 +60,7 @@ class Declaration:
     replaced_by: str | None  # unraised: the id that took its place, if one did
     path: Path
     line: int
+    since: str | None = None  # the release of the examples it holds from; None: the page's home
 
     @property
     def cited(self) -> str | None:
@@ -128,4 +134,14 @@ def read_declaration(
     replaced = fields.get("replaced-by") or None
     if replaced is not None and (not GB_ID.fullmatch(replaced) or replaced not in known):
         raise problem(f"`replaced-by: {replaced}` is not an id of the registry")
-    return Declaration(status, fields["reason"], source, function, needs, replaced, doc.path, line)
+    since = fields.get("since") or None
+    if since is not None and not RELEASE.fullmatch(since):
+        raise problem(f"`since: {since}` is a torch release of the examples, such as 2.15.0")
+    if since is not None and status not in LATER:
+        raise problem(
+            f"`since:` is for a break a newer torch no longer raises or lets a program reach "
+            f"(status {' or '.join(LATER)}), not `{status}`"
+        )
+    return Declaration(
+        status, fields["reason"], source, function, needs, replaced, doc.path, line, since
+    )

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from gbsite.errors import Problem
 from gbsite.examples import record as runs
-from gbsite.examples.coverage import Page, in_release, registry_labels
+from gbsite.examples.coverage import in_release, registry_labels
+from gbsite.examples.status import Declaration
 from gbsite.registry.model import Entry, Registry
 
 
@@ -98,16 +99,15 @@ def reported_types(entry: Entry, labels: list[str], version: str) -> set[str]:
 
 
 def torch_problems(
-    pages: dict[str, Page], registry: Registry, torch: TorchSource, version: str
+    declared: dict[str, Declaration], registry: Registry, torch: TorchSource, version: str
 ) -> list[Problem]:
-    """Declarations that the installed torch contradicts: a cited file that does not exist or
-    does not raise the break, or an `unraised` break that torch does raise."""
+    """Status blocks (by id) that the installed torch contradicts: a cited file that does not
+    exist or does not raise the break, or an `unraised` break that torch does raise."""
     problems: list[Problem] = []
     release = runs.release_of(version)
     label = registry_labels([release], registry.labels).get(release)
-    for gb_id, page in sorted(pages.items()):
-        d = page.declaration
-        if d is None or gb_id not in registry.entries:
+    for gb_id, d in sorted(declared.items()):
+        if gb_id not in registry.entries:
             continue
         entry = registry.entries[gb_id]
         if label is not None and not in_release(entry, registry.labels, label):

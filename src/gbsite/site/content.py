@@ -161,20 +161,25 @@ def badge(
             "#additional-information",
             "See the example",
         )
+    # A state that holds from a newer torch on: the page's examples are for the older ones.
+    older = f"; the examples below are for torch {_and(verified_in)}" if verified_in else ""
     if d is not None and d.status == "internal":
+        since = f"from torch {d.since} on, " if d.since else ""
         return Badge(
             "internal",
             "Internal",
-            f"no user program is known to reach it; torch raises it in {d.source} ({d.function})",
+            f"{since}no user program is known to reach it; torch raises it in {d.source} "
+            f"({d.function}){older if d.since else ''}",
             "#additional-information",
             "What to do if you see it",
         )
     if d is not None and d.status == "unraised":
         replaced = f"; {d.replaced_by} took its place" if d.replaced_by else ""
+        torch = f"torch {d.since} and later do" if d.since else f"torch {release} does"
         return Badge(
             "unraised",
             "No longer raised",
-            f"torch {release} does not raise it{replaced}",
+            f"{torch} not raise it{replaced}{older if d.since else ''}",
             urls.Links(urls.entry(covered.id)).near(urls.entry(d.replaced_by))
             if d.replaced_by
             else "#additional-information",
