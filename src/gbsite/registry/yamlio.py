@@ -102,8 +102,18 @@ def check_bounds(path: Path, text: str) -> None:
                         f"invalid YAML: more than {MAX_ALIASES} aliases (*name); write the "
                         "values out",
                     )
-    except yaml.YAMLError:
+    except yaml.MarkedYAMLError as exc:
+        # libyaml 0.2.6 (PyYAML 6.0.4) has a nesting limit of its own, which its look-ahead
+        # can reach before a token of level MAX_DEPTH is handed out: the same excess.
+        if "nesting depth" in str(exc.problem) and exc.problem_mark is not None:
+            raise GbsiteError.at(
+                path,
+                exc.problem_mark.line + 1,
+                f"invalid YAML: nested more than {MAX_DEPTH} levels deep",
+            ) from None
         return  # a syntax error: parsing reports it, with its line, before nesting that deep
+    except yaml.YAMLError:
+        return
 
 
 def load(path: Path, text: str) -> Any:
