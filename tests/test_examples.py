@@ -88,6 +88,12 @@ EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb
         ),
         ("gb-fix", "def fn():\n    return 1\n", False, "`fn` was compiled but never called"),
         ("gb-fix", "def g():\n    return 1\ng()\n", False, "no top-level statement binds `fn`"),
+        (
+            "gb-fix",
+            "from torch._not_in_this_release import Base\ndef fn():\n    return 1\nfn()\n",
+            False,
+            "raised builtins.ModuleNotFoundError before `fn` was bound",
+        ),
         ("gb-fix", "def fn():\n    print('hi')\nfn()\n", False, "the program printed output"),
         ("gb-fix", "def fn(\n", False, "the program could not be run"),
         (
@@ -114,6 +120,7 @@ EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb
         "fix breaks",
         "never called",
         "not bound",
+        "import fails first",
         "noisy",
         "syntax error",
         "fails in eager too",

@@ -67,6 +67,11 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
 
     if outcome["status"] == "driver-error":
         return result(error, "the program could not be run", message)
+    if not outcome["bound"] and outcome["status"] == "raised":
+        # It failed before reaching the statement that binds the name (an import, say).
+        return result(
+            error, f"raised {outcome['error_type']} before `{name}` was bound", message[:1500]
+        )
     if not outcome["bound"]:
         return result(
             error,
