@@ -11,7 +11,8 @@ torch, which need not have gbsite installed. Two modes:
 A program's top-level statements run one by one in one namespace. In MODE `compiled`, right
 after the statement that binds NAME, NAME is rebound to `torch.compile(NAME, fullgraph=True,
 backend=BACKEND)`, so any graph break in it becomes an error; in MODE `eager` nothing is
-compiled (a repro must run to the end in plain PyTorch); in MODE `logged`, NAME is compiled
+compiled (a repro must run to the end in plain PyTorch), nor in MODE `script` (a program that
+compiles or exports by itself); in MODE `logged`, NAME is compiled
 without fullgraph and the graph breaks that TORCH_LOGS=graph_breaks reports are kept. The
 outcome goes to RESULT as JSON, so that what the program itself prints can be judged
 separately.
@@ -26,6 +27,7 @@ import os
 import sys
 import time
 import traceback
+import types
 from typing import Any
 
 
@@ -107,7 +109,12 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
         logged = capture_graph_break_logs() if mode == "logged" else []
         source = open(program, encoding="utf-8").read()  # noqa: PTH123, SIM115 - stdlib only
         module = ast.parse(source, filename="<example>")
-        namespace: dict[str, Any] = {"__name__": "__main__", "__file__": "<example>"}
+        # A module of its own, standing as __main__ while it runs, as `python example.py`
+        # would have it: torch.export and pickle look a class's module up in sys.modules.
+        main = types.ModuleType("__main__")
+        main.__file__ = "<example>"
+        namespace: dict[str, Any] = main.__dict__
+        sys.modules["__main__"] = main
         try:
             for statement in module.body:
                 code = compile(ast.Module(body=[statement], type_ignores=[]), "<example>", "exec")
@@ -161,8 +168,10 @@ def warm_up() -> None:
     """Pay Dynamo's first-use imports once, in the server, instead of once per block."""
     import torch
 
-    # OpenMP's thread pool does not survive a fork: the server and its children use one thread.
-    torch.set_num_threads(1)
+    # OpenMP's thread pool does not survive a fork: the server and its children use one thread,
+    # from OMP_NUM_THREADS=1 (runner.example_env). Not torch.set_num_threads(1): it records a
+    # count that every new thread of a child applies again, through a thread pool that is
+    # invalid after a fork, and torch 2.14.1 aborts ("Invalid thread pool!").
 
     class Warm(torch.nn.Module):
         def __init__(self) -> None:
