@@ -223,6 +223,28 @@ def test_blocks_that_need_what_the_checker_lacks_are_not_run(
 
 
 @pytest.mark.parametrize(
+    ("kind", "code", "passed", "summary"),
+    [
+        # An export that stops with a graph break: the program raises it by itself.
+        ("gb-repro", EAGER_BUG.format("0025") + "\n", True, "breaks with GB0025"),
+        ("gb-repro", EAGER_BUG.format("0029") + "\n", False, "raised graph break GB0029"),
+        ("gb-repro", "x = 1\n", False, "ran without a graph break"),
+        ("gb-fix", "x = 1\n", True, "runs without a graph break"),
+        ("gb-fix", "import sys\nsys.stderr.write('warn')\n", False, "the program wrote to"),
+    ],
+    ids=["repro", "other id", "no break", "fix", "noisy fix"],
+)
+def test_a_program_that_compiles_by_itself_runs_once_as_written(
+    fake_python: str, kind: str, code: str, passed: bool, summary: str
+) -> None:
+    """compile=none: no callable is rebound and a repro has no eager run (its program calls
+    torch.export or torch.compile itself), so failing as written is what it promises."""
+    result = run_one(block(kind, code, compile_name="none"), fake_python)
+    assert result.passed is passed, result
+    assert result.summary.startswith(summary), result.summary
+
+
+@pytest.mark.parametrize(
     ("info", "expected"),
     [
         ("python", None),
@@ -239,6 +261,8 @@ def test_blocks_that_need_what_the_checker_lacks_are_not_run(
         ("python gb-repro eager=raises", examples.Annotation("gb-repro", eager="raises")),
         ("python gb-fix needs=python:3.12", examples.Annotation("gb-fix", needs="python:3.12")),
         ("python gb-repro fullgraph=false", examples.Annotation("gb-repro", fullgraph="false")),
+        ("python gb-repro compile=none", examples.Annotation("gb-repro", "none")),
+        ("python gb-fix since=2.15.0", examples.Annotation("gb-fix", since="2.15.0")),
     ],
 )
 def test_info_strings(info: str, expected: object) -> None:
@@ -259,6 +283,10 @@ def test_info_strings(info: str, expected: object) -> None:
         "python gb-fix fullgraph=false",
         "python gb-repro needs=python:2.7",
         "python gb-repro fullgraph=true",
+        "python gb-repro compile=none eager=raises",
+        "python gb-fix compile=none backend=inductor",
+        "python gb-repro needs=export",
+        "python gb-fix since=next",
     ],
 )
 def test_bad_info_strings(info: str) -> None:

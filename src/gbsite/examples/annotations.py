@@ -8,8 +8,10 @@ In an Additional Information block, a fenced block whose info string is
 
 is a complete program. It runs in a process of its own (runner.py), where the callable bound to
 NAME (default `fn`) is compiled with `torch.compile(fullgraph=True, backend=BACKEND)` (default
-eager) right after it is bound. A gb-repro passes when the program fails with a graph break
-linking to its page's id, and runs to the end without torch.compile (unless `eager=raises`
+eager) right after it is bound. With `compile=none` the program calls torch.compile or
+torch.export itself (a break only torch.export reaches) and runs as written, once. A gb-repro
+passes when the program fails with a graph break linking to its page's id, and (but with
+compile=none) runs to the end without torch.compile (unless `eager=raises`
 says that it fails in plain PyTorch too; with `fullgraph=false`, when it runs to the end and the
 graph-break log links to the page); a gb-fix passes when it runs to the end, so without
 any graph break, having called NAME (judging.py). It must do so with the page's home release
@@ -53,8 +55,9 @@ DEFAULT_BACKEND = "eager"  # Dynamo traces and the graph runs uncompiled: no Ind
 NEEDS = {
     "cuda": "a CUDA device",
     "distributed": "several processes (torch.distributed)",
-    "export": "torch.export (the checker runs torch.compile only)",
 }
+# compile=none: the program compiles or exports what it needs itself, and runs as written.
+SCRIPT = "none"
 EAGER_RAISES = "raises"  # eager=raises: the repro's code fails in plain PyTorch too, on purpose
 # fullgraph=false: a repro of a break that only a compile without fullgraph reports (in the log)
 NO_FULLGRAPH = "false"
@@ -62,7 +65,7 @@ NO_FULLGRAPH = "false"
 
 # needs=package:NAME, or needs=python:X.Y for a break only newer bytecode reaches
 _NEEDS_FORM = re.compile(r"package:[\w.-]+|python:3\.\d+")
-NEEDS_HELP = "cuda, distributed, export, package:NAME or python:3.N"
+NEEDS_HELP = "cuda, distributed, package:NAME or python:3.N"
 
 
 def valid_needs(needs: str) -> bool:
@@ -149,6 +152,11 @@ class Block:
         return not self.needs
 
     @property
+    def script(self) -> bool:
+        """compile=none: run as written, the program compiling or exporting by itself."""
+        return self.compile_name == SCRIPT
+
+    @property
     def where(self) -> Problem:
         return Problem("", self.path, self.line)
 
@@ -186,6 +194,11 @@ def parse_info(info: str) -> Annotation | None:
         if key == "since" and not RELEASE.fullmatch(value):
             raise ValueError(f"`since={value}`: a torch release of the examples, such as 2.15.0")
         options[_FIELDS[key]] = value
+    if options.get("compile_name") == SCRIPT and options.keys() & {"backend", "eager", "fullgraph"}:
+        raise ValueError(
+            "`compile=none` runs the program as written: it chooses its own backend, and "
+            "there is no eager or fullgraph variant to run"
+        )
     return Annotation(words[1], **options)
 
 

@@ -47,7 +47,13 @@ class ExampleCaptions:
         if a is None:
             return None
         call = f"<code>torch.compile({escape(a.compile_name)}, fullgraph=True)</code>"
-        if a.fullgraph == examples.NO_FULLGRAPH:
+        if a.compile_name == examples.SCRIPT:
+            what = (
+                f"Breaks with {escape(gb_id)} when run as written"
+                if a.kind == "gb-repro"
+                else "Fix: runs without a graph break, as written"
+            )
+        elif a.fullgraph == examples.NO_FULLGRAPH:
             plain = f"<code>torch.compile({escape(a.compile_name)})</code>"
             what = f"Logs {escape(gb_id)} as a graph break when compiled with {plain}"
         elif a.kind == "gb-repro":

@@ -1,6 +1,7 @@
 """Judging a run: did an annotated block do what its fence promises, and what did it do (its
 outcome for the record)? A gb-repro must break with its page's id when compiled and run in plain
-PyTorch; a gb-fix must run to the end without any graph break, having called its callable."""
+PyTorch; a gb-fix must run to the end without any graph break, having called its callable. A
+`compile=none` block is judged on its one run as written."""
 
 from __future__ import annotations
 
@@ -67,12 +68,14 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
 
     if outcome["status"] == "driver-error":
         return result(error, "the program could not be run", message)
-    if not outcome["bound"] and outcome["status"] == "raised":
+    if block.script:
+        pass  # nothing to bind: the program compiles or exports by itself
+    elif not outcome["bound"] and outcome["status"] == "raised":
         # It failed before reaching the statement that binds the name (an import, say).
         return result(
             error, f"raised {outcome['error_type']} before `{name}` was bound", message[:1500]
         )
-    if not outcome["bound"]:
+    elif not outcome["bound"]:
         return result(
             error,
             f"no top-level statement binds `{name}`, so nothing was compiled "
@@ -123,7 +126,7 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
         return result(
             error, "the program wrote to stderr; a fix must run cleanly", run.stderr[-1500:]
         )
-    if not outcome.get("graphs"):
+    if not outcome.get("graphs") and not block.script:
         return result(error, f"`{name}` was compiled but never called")
     return result(record.RUNS, "runs without a graph break")
 

@@ -7,7 +7,7 @@ give a run the same isolation: its own process, folder, output files, Dynamo sta
 seed, and an environment without the variables that make torch talk.
 
 A gb-repro is run twice, compiled and in plain eager PyTorch: a repro must break only when
-compiled (judging.judge).
+compiled (judging.judge). A `compile=none` block is run once, as written (mode "script").
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class Run:
 
     key: str
     block: Block
-    mode: str  # "compiled", "logged" (without fullgraph) or "eager"
+    mode: str  # "compiled", "logged" (without fullgraph), "eager" or "script" (as written)
     folder: Path
 
     @property
@@ -112,7 +112,10 @@ def plan(blocks: list[Block], root: Path) -> list[Run]:
     runs: list[Run] = []
     for n, block in enumerate(blocks):
         compiled = "logged" if block.fullgraph == examples.NO_FULLGRAPH else "compiled"
-        modes = [compiled, "eager"] if block.kind == "gb-repro" else [compiled]
+        if block.script:
+            modes = ["script"]
+        else:
+            modes = [compiled, "eager"] if block.kind == "gb-repro" else [compiled]
         for mode in modes:
             folder = root / f"{n:05d}-{mode}"
             folder.mkdir()
@@ -252,9 +255,9 @@ def run_all(
             got = pending.setdefault(n, {})
             got[ended.run.mode] = ended
             block = blocks[n]
-            if len(got) < (2 if block.kind == "gb-repro" else 1):
+            if len(got) < (2 if block.kind == "gb-repro" and not block.script else 1):
                 continue
-            compiled = got.get("compiled") or got["logged"]
+            compiled = got.get("compiled") or got.get("logged") or got["script"]
             eager = got["eager"].outcome(timeout) if "eager" in got else None
             result = judge(block, compiled.outcome(timeout), compiled.seconds, eager)
             results[n] = result
