@@ -214,6 +214,41 @@ def test_a_status_block_since_a_release_holds_from_that_release_on(project: Proj
     assert "state from torch 2.14.1 on, for <code>gbsite coverage</code>" in html
 
 
+def test_examples_for_a_newer_torch_end_an_internal_state(project: Project) -> None:
+    """GB0025 internal (no user program reaches it with 2.13.0), reached from 2.14.1 on by the
+    blocks written for that torch: internal with 2.13.0, verified with the newer releases."""
+    status = (
+        "```yaml gb-status\nstatus: internal\nsource: torch/_dynamo/variables/base.py\n"
+        "function: VariableTracker.hash_impl\nreason: Nothing reaches it with 2.13.0.\n```\n"
+    )
+    newer = (
+        "```python gb-repro since=2.14.1\ndef fn():\n    " + BREAK.format("0025") + "\nfn()\n```\n"
+        "\n```python gb-fix since=2.14.1\ndef fn():\n    return 1\nfn()\n```\n"
+    )
+    path = page(project, "GB0025", status + "\n" + newer)
+    set_outcomes(
+        project,
+        "GB0025",
+        path,
+        **{
+            "gb-repro": {"2.13.0": "breaks GB2861", "2.14.1": "breaks", "2.15.0": "breaks"},
+            "gb-fix": {"2.13.0": "runs", "2.14.1": "runs", "2.15.0": "runs"},
+        },
+    )
+    assert project.run("check").code == 0
+    assert project.run("check", "--record").code == 0
+    states = {
+        r: {
+            e["id"]: e["status"]
+            for e in __import__("json").loads(
+                project.run("coverage", "--format", "json", "--release", r).out
+            )["ids"]
+        }["GB0025"]
+        for r in ("2.13.0", "2.14.1", "2.15.0")
+    }
+    assert states == {"2.13.0": "internal", "2.14.1": "verified", "2.15.0": "verified"}
+
+
 @pytest.mark.parametrize(
     ("block", "needle", "message"),
     [
