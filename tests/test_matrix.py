@@ -3,6 +3,7 @@ pages say about them, re-runs that disagree, unknown releases and interrupted in
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -46,6 +47,15 @@ def set_outcomes(project: Project, gb_id: str, path: Path, **by_kind: dict[str, 
     record.write(record_file(project), runs)
 
 
+def states_by_release(project: Project, gb_id: str) -> dict[str, str]:
+    """The page's coverage state with each release of the examples, as `gbsite coverage` says."""
+    states = {}
+    for release in ("2.13.0", "2.14.1", "2.15.0"):
+        data = json.loads(project.run("coverage", "--format", "json", "--release", release).out)
+        states[release] = next(e["status"] for e in data["ids"] if e["id"] == gb_id)
+    return states
+
+
 def test_an_outcome_that_changes_between_releases_shows_on_the_page(project: Project) -> None:
     path = page(project, "GB0025", REPRO_AND_FIX)
     set_outcomes(
@@ -71,15 +81,7 @@ def test_an_outcome_that_changes_between_releases_shows_on_the_page(project: Pro
     dashboard = (project.site / "dashboard.html").read_text()
     assert 'id="coverage-by-release"' in dashboard
     # The page is verified on the two older releases and fixed on the newest.
-    states = {
-        r: {
-            e["id"]: e["status"]
-            for e in __import__("json").loads(
-                project.run("coverage", "--format", "json", "--release", r).out
-            )["ids"]
-        }["GB0025"]
-        for r in ("2.13.0", "2.14.1", "2.15.0")
-    }
+    states = states_by_release(project, "GB0025")
     assert states == {"2.13.0": "verified", "2.14.1": "verified", "2.15.0": "fixed"}
 
 
@@ -195,15 +197,7 @@ def test_a_status_block_since_a_release_holds_from_that_release_on(project: Proj
         },
     )
     assert project.run("check", "--record").code == 0
-    states = {
-        r: {
-            e["id"]: e["status"]
-            for e in __import__("json").loads(
-                project.run("coverage", "--format", "json", "--release", r).out
-            )["ids"]
-        }["GB0025"]
-        for r in ("2.13.0", "2.14.1", "2.15.0")
-    }
+    states = states_by_release(project, "GB0025")
     assert states == {"2.13.0": "verified", "2.14.1": "unraised", "2.15.0": "unraised"}
     assert project.run("build").code == 0
     html = (project.site / "gb" / "gb0025.html").read_text()
@@ -237,15 +231,7 @@ def test_examples_for_a_newer_torch_end_an_internal_state(project: Project) -> N
     )
     assert project.run("check").code == 0
     assert project.run("check", "--record").code == 0
-    states = {
-        r: {
-            e["id"]: e["status"]
-            for e in __import__("json").loads(
-                project.run("coverage", "--format", "json", "--release", r).out
-            )["ids"]
-        }["GB0025"]
-        for r in ("2.13.0", "2.14.1", "2.15.0")
-    }
+    states = states_by_release(project, "GB0025")
     assert states == {"2.13.0": "internal", "2.14.1": "verified", "2.15.0": "verified"}
 
 

@@ -151,6 +151,10 @@ class Block:
     def runnable(self) -> bool:
         return not self.needs
 
+    def home(self, page_home: str) -> str:
+        """The release it must do what it promises with: its `since`, else the page's home."""
+        return self.since or page_home
+
     @property
     def script(self) -> bool:
         """compile=none: run as written, the program compiling or exporting by itself."""

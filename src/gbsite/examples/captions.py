@@ -3,7 +3,6 @@ release of the examples (from the record), for the Markdown renderer (docs/markd
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -12,8 +11,6 @@ from gbsite.examples.record import Record
 
 if TYPE_CHECKING:
     from gbsite.docs.markdown import Fence
-
-_SINCE = re.compile(r"^since:\s*([\d.]+)\s*$", re.M)  # a status block's `since:` (status.py)
 
 
 class ExampleCaptions:
@@ -30,10 +27,12 @@ class ExampleCaptions:
         from gbsite.examples import annotations as examples
 
         if "gb-status" in fence.info.split():
-            since = _SINCE.search(fence.code)
+            from gbsite.examples.status import since_of
+
+            since = since_of(fence.code)
             if since is not None:
                 return (
-                    f"The page's state from torch {escape(since[1])} on, for <code>gbsite "
+                    f"The page's state from torch {escape(since)} on, for <code>gbsite "
                     "coverage</code>: the examples on this page are for older releases"
                 )
             return (

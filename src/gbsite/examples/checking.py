@@ -155,7 +155,7 @@ class Verdict:
                 f"recorded `{recorded}` with torch {self.release}, now `{r.outcome}`: "
                 f"{r.summary} (if torch changed, re-record with --accept)",
             )
-        if self.release == (block.since or self.home[block.gb_id]) and not r.passed:
+        if self.release == block.home(self.home[block.gb_id]) and not r.passed:
             return Checked(r, False, r.summary)
         if r.passed:
             return Checked(r, True, r.summary)
@@ -268,11 +268,11 @@ def record_problems(cfg: Config, reg: Registry) -> list[Problem]:
                         b.line,
                     )
                 )
-            elif not record.passed(b.key, b.kind, b.since or home):
+            elif not record.passed(b.key, b.kind, b.home(home)):
                 problems.append(
                     Problem(
-                        f"{b.kind} is recorded as `{record.outcome(b.key, b.since or home)}` "
-                        f"with torch {b.since or home}, where it must do what it promises",
+                        f"{b.kind} is recorded as `{record.outcome(b.key, b.home(home))}` "
+                        f"with torch {b.home(home)}, where it must do what it promises",
                         b.path,
                         b.line,
                     )

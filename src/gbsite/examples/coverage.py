@@ -10,9 +10,9 @@
     none         nothing yet
 
 The last three are declared by a page's status block (status.py); one with `since:` holds from
-that release on, the page's examples showing the break with the older ones. `gbsite check` validates
-declarations against the page (read_page: blocks that agree); `gbsite check --examples` against
-the installed torch (torchsource.py).
+that release on, the page's examples showing the break with the older ones. `gbsite check`
+validates declarations against the page (read_page: blocks that agree); `gbsite check
+--examples` against the installed torch (torchsource.py).
 """
 
 from __future__ import annotations

@@ -68,14 +68,12 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
 
     if outcome["status"] == "driver-error":
         return result(error, "the program could not be run", message)
-    if block.script:
-        pass  # nothing to bind: the program compiles or exports by itself
-    elif not outcome["bound"] and outcome["status"] == "raised":
-        # It failed before reaching the statement that binds the name (an import, say).
-        return result(
-            error, f"raised {outcome['error_type']} before `{name}` was bound", message[:1500]
-        )
-    elif not outcome["bound"]:
+    # (compile=none binds nothing: the program compiles or exports by itself)
+    if not block.script and not outcome["bound"]:
+        if outcome["status"] == "raised":  # it failed before the binding (an import, say)
+            return result(
+                error, f"raised {outcome['error_type']} before `{name}` was bound", message[:1500]
+            )
         return result(
             error,
             f"no top-level statement binds `{name}`, so nothing was compiled "

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,6 +249,7 @@ def run_all(
     results: dict[int, Result] = {}
     with tempfile.TemporaryDirectory(prefix="gbsite-examples-") as tmp:
         runs = plan(blocks, Path(tmp))
+        expected = Counter(int(run.key.split(":")[0]) for run in runs)  # runs of each block
         ends = (_fresh if fresh or not can_fork() else _forked)(runs, python, jobs, timeout)
         pending: dict[int, dict[str, Ended]] = {}
         for ended in ends:
@@ -255,7 +257,7 @@ def run_all(
             got = pending.setdefault(n, {})
             got[ended.run.mode] = ended
             block = blocks[n]
-            if len(got) < (2 if block.kind == "gb-repro" and not block.script else 1):
+            if len(got) < expected[n]:
                 continue
             compiled = got.get("compiled") or got.get("logged") or got["script"]
             eager = got["eager"].outcome(timeout) if "eager" in got else None

@@ -67,6 +67,23 @@ class Declaration:
         return f"{self.source} {self.function}" if self.source and self.function else None
 
 
+def since_of(content: str) -> str | None:
+    """A status block's `since:`, as read_declaration reads it; None without one (or for a
+    block that `gbsite check` rejects). For the caption above the block."""
+    import yaml
+
+    from gbsite.registry.yamlio import check_bounds
+
+    try:
+        check_bounds(Path("<status block>"), content)
+        data = yaml.load(content, Loader=yaml.CSafeLoader)
+    except (GbsiteError, yaml.YAMLError):
+        return None
+    if not isinstance(data, dict) or data.get("since") is None:
+        return None
+    return str(data["since"]).strip() or None
+
+
 def read_declaration(
     doc: Doc, info: str, content: str, line: int, known: Container[str]
 ) -> Declaration:

@@ -162,14 +162,15 @@ def badge(
             "See the example",
         )
     # A state that holds from a newer torch on: the page's examples are for the older ones.
-    older = f"; the examples below are for torch {_and(verified_in)}" if verified_in else ""
+    later = d is not None and d.since is not None and verified_in
+    older = f"; the examples below are for torch {_and(verified_in)}" if later else ""
     if d is not None and d.status == "internal":
         since = f"from torch {d.since} on, " if d.since else ""
         return Badge(
             "internal",
             "Internal",
             f"{since}no user program is known to reach it; torch raises it in {d.source} "
-            f"({d.function}){older if d.since else ''}",
+            f"({d.function}){older}",
             "#additional-information",
             "What to do if you see it",
         )
@@ -179,7 +180,7 @@ def badge(
         return Badge(
             "unraised",
             "No longer raised",
-            f"{torch} not raise it{replaced}{older if d.since else ''}",
+            f"{torch} not raise it{replaced}{older}",
             urls.Links(urls.entry(covered.id)).near(urls.entry(d.replaced_by))
             if d.replaced_by
             else "#additional-information",
