@@ -133,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--torch", metavar="RELEASE", help="with --examples: run against this torch release of "
         "gbsite.toml [examples] releases, or `all` of them, each in an environment created on "
         "first use (default: the torch installed here)")
+    add("--torch-index", metavar="URL", help="with --torch: a package index to install torch "
+        "from besides the default one, e.g. PyTorch's CPU wheels (default: "
+        "$GBSITE_TORCH_INDEX_URL); skipped when it cannot be reached")
     add("--python", help="with --examples: the Python that has torch (default: this one)")
     add("--accept", action="store_true", help="with --examples: record what the blocks do now "
         "where it differs from the record")
@@ -149,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
         "instead of forking a warm one (slower; the default where fork is missing)")
     add("--format", choices=["text", "json", "github"], default="text", help="output: text, "
         "json for tools, or github (annotations in a pull request)")
+    add("--outcomes", type=Path, metavar="DIR", help="with --examples: also write each "
+        "release's run to DIR/outcomes-RELEASE.json, for `gbsite ci merge` (CI's jobs)")
 
     add = command("build", "gbsite.commands:build", "build the static site into site/",
         "Build the site from registry/, the Additional Information blocks of docs/gb/ and "
@@ -195,6 +200,34 @@ def build_parser() -> argparse.ArgumentParser:
     add("--list", action="store_true", help="also list the ids with nothing yet")
     add("--min-verified", type=int, metavar="N", help="exit 1 when fewer than N ids are verified "
         "(for CI)")
+
+    ci = sub.add_parser("ci", help="the work of CI's jobs: the release matrix, merging the "
+        "outcomes of the examples jobs, the preview summary",
+        description="What CI's jobs run (README, Continuous integration): each is a gbsite "
+        "command, so that a whole pull request can be played on one machine.")
+    jobs = ci.add_subparsers(dest="job", metavar="JOB", required=True)
+
+    def job(name: str, run: str, help: str) -> Add:
+        p = jobs.add_parser(name, help=help, description=help)
+        p.set_defaults(handler=_lazy(*run.split(":")))
+        return p.add_argument
+
+    job("releases", "gbsite.ci:releases", "print the releases of the examples as a JSON list "
+        "(the matrix of the examples jobs)")
+    add = job("merge", "gbsite.ci:merge", "merge the outcomes files that `gbsite check "
+        "--examples --outcomes DIR` wrote (one per release, each job's) into "
+        "docs/verified-examples.yaml, and summarise them")
+    add("files", nargs="+", type=Path, metavar="PATH", help="outcomes-*.json files, or folders "
+        "holding them")
+    add("--summary", type=Path, metavar="FILE", help="append a Markdown table of the runs to "
+        "FILE (in GitHub Actions: $GITHUB_STEP_SUMMARY)")
+    add("--ref", help="commit or branch the summary's links to the docs files point at")
+    add = job("preview", "gbsite.ci:preview", "summarise the pages a change touches, with their "
+        "state for each release, for the preview of the built site")
+    add("paths", nargs="*", metavar="PATH", help="changed files, relative to the project (`-`: "
+        "read them from stdin, one a line)")
+    add("--summary", type=Path, metavar="FILE", help="append to FILE instead of printing")
+    add("--artifact-url", help="the URL of the uploaded site, to link from the summary")
     # fmt: on
     return parser
 

@@ -24,7 +24,7 @@ class Problem(NamedTuple):
             where = f"{where}:{self.line}"
         return f"{where}: {self.message}"
 
-    def github(self) -> str:
+    def github(self, level: str = "error") -> str:
         """A GitHub Actions workflow command: the problem annotated on its line in a PR.
 
         Escaped as GitHub's runner unescapes: in the message `%`, CR and LF; in a property
@@ -34,7 +34,7 @@ class Problem(NamedTuple):
         if self.path is not None:
             where = f" file={github_property(display_path(self.path))}"
             where += f",line={self.line}" if self.line else ""
-        return f"::error{where}::{github_data(self.message)}"
+        return f"::{level}{where}::{github_data(self.message)}"
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -108,9 +108,11 @@ class ExampleCheck:
                     "kind": c.result.block.kind,
                     "path": display_path(c.result.block.path),
                     "line": c.result.block.line,
+                    "sha256": c.result.block.digest,
                     "passed": c.ok,
                     "outcome": c.result.outcome,
                     "summary": c.summary,
+                    "details": c.result.details if not c.ok else "",
                     "seconds": round(c.result.seconds, 2),
                 }
                 for c in self.results
@@ -227,18 +229,12 @@ def check_examples(
     if blocks:
         runner.run_all(blocks, python, jobs, timeout, judged, fresh=not fork)
     check.seconds = time.monotonic() - clock
-    current = {
-        b.key: rec.Row(b.gb_id, b.kind, b.line, b.digest)
-        for page in every.values()
-        for b in page.blocks
-        if b.runnable
-    }
     outcomes = {
         c.result.block.key: str(c.result.outcome)
         for c in check.results
         if c.ok and c.result.outcome is not None
     }
-    rec.write(cfg.verified_file, rec.updated(record, release, version, outcomes, current))
+    rec.store(cfg.verified_file, {release: outcomes}, current_rows(every.values()))
     check.problems += [
         Problem(f"{c.result.block.kind} {c.summary}", c.result.block.path, c.result.block.line)
         for c in sorted(check.failed, key=lambda c: (str(c.result.block.path), c.result.block.line))
@@ -246,29 +242,49 @@ def check_examples(
     return check
 
 
-def record_problems(cfg: Config, reg: Registry) -> list[Problem]:
-    """`gbsite check --record`: every runnable block has an outcome for every example release,
-    and does what it promises with its home release (or its `since=`). Needs no torch."""
+def current_rows(pages: Iterable[Page]) -> dict[rec.Key, rec.Row]:
+    """A row (without outcomes) for every runnable block the pages have, in page order."""
+    return {
+        b.key: rec.Row(b.gb_id, b.kind, b.line, b.digest)
+        for page in pages
+        for b in page.blocks
+        if b.runnable
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class RecordCheck:
+    """`gbsite check --record`: blocks recorded as failing their promise (problems), and blocks
+    whose runs are pending (no outcome yet for some release: CI runs them)."""
+
+    problems: list[Problem]
+    pending: list[Problem]
+
+
+def record_check(cfg: Config, reg: Registry) -> RecordCheck:
+    """Every runnable block that has an outcome for its home release (or its `since=`) does
+    what it promises there; blocks missing an outcome for some release are pending. Needs no
+    torch."""
     record = rec.read(cfg.verified_file)
     releases = cfg.example_releases
-    problems = []
+    problems, pending = [], []
     for page in read_pages(cfg, reg).values():
         home = home_release(reg.entries.get(page.id), reg.labels, releases)
         for b in page.blocks:
             if not b.runnable:
                 continue
-            missing = [r for r in releases if record.outcome(b.key, r) is None]
+            missing = record.missing(b.key, releases)
             if missing:
-                problems.append(
+                pending.append(
                     Problem(
-                        f"{b.kind} has no outcome recorded for torch {', '.join(missing)}: run "
-                        f"`gbsite check --examples {page.id} --torch "
-                        f"{missing[0] if len(missing) == 1 else 'all'}`",
+                        f"{b.kind} not run yet with torch {', '.join(missing)}: CI's examples "
+                        f"jobs run it and record the outcome (locally: `gbsite check --examples "
+                        f"{page.id} --torch {missing[0] if len(missing) == 1 else 'all'}`)",
                         b.path,
                         b.line,
                     )
                 )
-            elif not record.passed(b.key, b.kind, b.home(home)):
+            if b.home(home) not in missing and not record.passed(b.key, b.kind, b.home(home)):
                 problems.append(
                     Problem(
                         f"{b.kind} is recorded as `{record.outcome(b.key, b.home(home))}` "
@@ -277,7 +293,7 @@ def record_problems(cfg: Config, reg: Registry) -> list[Problem]:
                         b.line,
                     )
                 )
-    return problems
+    return RecordCheck(problems, pending)
 
 
 @dataclass(frozen=True, slots=True)

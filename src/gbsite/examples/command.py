@@ -22,7 +22,10 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
     wanted = list(releases) if args.torch == "all" else [args.torch] if args.torch else [None]
     # Every environment first: an unknown release or a failed install changes nothing.
     pythons = [
-        torchenv.python_for(r, releases) if r else args.python or sys.executable for r in wanted
+        torchenv.python_for(r, releases, index=args.torch_index)
+        if r
+        else args.python or sys.executable
+        for r in wanted
     ]
     reg = registry.load(cfg.registry_dir)
 
@@ -58,6 +61,10 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
             progress=None if quiet else progress,
         )
         checks.append(check)
+        if args.outcomes is not None:
+            from gbsite.examples import outcomes
+
+            outcomes.write(args.outcomes, check.as_dict())
         if not quiet:
             _summary(cfg, check, args.format)
     if quiet:

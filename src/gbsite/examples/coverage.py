@@ -3,6 +3,7 @@
     verified     a gb-repro and a gb-fix that ran as they promise, recorded for the release
     fixed        the gb-repro broke with an older release of the examples and compiles without
                  a break with this one: upgrading removes the break for code like it
+    pending      blocks written, some not run with this release yet (CI records their outcomes)
     environment  reachable only with a CUDA device, several processes, another package or a newer
                  Python: the blocks carry `needs=` and are shown, not run
     internal     no user program reaches it; the page cites the torch file and function
@@ -29,13 +30,18 @@ from gbsite.examples.record import Record
 from gbsite.examples.status import STATUS_INFO, STATUS_KIND, Declaration, read_declaration
 from gbsite.registry.model import Entry, Registry
 
-STATES = ("verified", "fixed", "environment", "internal", "unraised", "none")
+STATES = ("verified", "fixed", "pending", "environment", "internal", "unraised", "none")
 # What each state means to a reader: a title and a sentence, for the dashboard.
 STATE_TEXT = {
     "verified": ("Verified", "A repro and a fix on the page were run and did what they say."),
     "fixed": (
         "Fixed by upgrading",
         "The page's repro breaks with an older torch and compiles without a break with this one.",
+    ),
+    "pending": (
+        "Examples not run yet",
+        "The page's examples are new or changed and have not been run with this torch yet: "
+        "CI runs them on the next push and records what they did.",
     ),
     "environment": (
         "Needs an environment",
@@ -276,6 +282,8 @@ def page_coverage(
         status = declared.status
     elif {s.kind for s in states if s.verified} == {"gb-repro", "gb-fix"}:
         status = "verified"
+    elif any(b.runnable and record.missing(b.key, (release,)) for b in page.blocks):
+        status = "pending"  # never "none": the blocks are there, their runs are not
     else:
         fixed = fixed_in(page, record, releases)
         since = fixed[0] if fixed is not None else None

@@ -1,20 +1,20 @@
 """The record of example runs, docs/verified-examples.yaml: for every annotated block of docs/gb/
 and every torch release of the examples (gbsite.toml [examples] releases), what the block did.
 
-    releases:                        # the torch build each release ran with
-      2.13.0: 2.13.0+cpu
-      2.15.0: 2.15.0
     blocks:
     - id: GB0003
       kind: gb-repro
-      line: 41
       sha256: fa4d...                # of the block's kind, options and code (examples.digest)
       outcomes:
         2.13.0: breaks
         2.15.0: no-break
 
-`gbsite check --examples --torch R` writes the outcomes for R; the build reads them; a block whose
-code changed has a new digest and so no outcomes until it is run again.
+`gbsite check --examples --torch R` writes the outcomes for R (or CI's jobs, one per release,
+merged by `gbsite ci merge`); the build reads them; a block whose code changed has a new digest
+and so no outcomes until it is run again. A block is known by its page and its digest, never by
+its line: prose written above a block changes neither its outcomes nor this file. A release's
+outcomes do not depend on the build that ran them (`2.13.0+cpu` and PyPI's `2.13.0` are one
+release), so the file names none.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 
 from gbsite.errors import GbsiteError
 from gbsite.fs.files import write_if_changed
+from gbsite.fs.lock import locked
 from gbsite.registry import yamlio
 
 # What a block did with one release's torch.
@@ -38,11 +39,15 @@ OTHER = "breaks "  # + ids: broke with other graph breaks ("breaks GB0059")
 _OUTCOME = re.compile(r"breaks|no-break|runs|eager-fails|error|breaks( GB\d{4})+")
 
 HEADER = (
-    "# Written by `gbsite check --examples [--torch RELEASE]`: what each annotated example of\n"
-    "# docs/gb/ did with each torch release of gbsite.toml's [examples] releases. A block is\n"
-    "# known by the sha256 of its kind, options and code: edited code has no outcomes until it\n"
-    "# is run again. The site shows these outcomes beside each example.\n"
+    "# Written by `gbsite check --examples` and CI (`gbsite ci merge`), never by hand: what each\n"
+    "# annotated example of docs/gb/ did with each torch release of gbsite.toml's [examples]\n"
+    "# releases. A block is known by its page and the sha256 of its kind, options and code:\n"
+    "# edited code has no outcomes until it is run again (its page is pending until then).\n"
 )
+
+
+def valid_outcome(text: str) -> bool:
+    return _OUTCOME.fullmatch(text) is not None
 
 
 def passing(kind: str) -> str:
@@ -72,7 +77,8 @@ def release_of(version: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One block's outcomes, by release."""
+    """One block's outcomes, by release. `line` orders the rows of a page as the page has its
+    blocks; it is not written (0 when read)."""
 
     id: str
     kind: str
@@ -88,7 +94,6 @@ Key = tuple[str, str]  # (id, sha256)
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    builds: dict[str, str]  # release -> the torch version it ran with (2.13.0 -> 2.13.0+cpu)
     rows: dict[Key, Row]
 
     def outcome(self, key: Key, release: str) -> str | None:
@@ -99,13 +104,16 @@ class Record:
         return self.outcome(key, release) == passing(kind)
 
     def verified_with(self, key: Key, kind: str, release: str) -> str | None:
-        """The torch build a block did what it promises with, for that release."""
-        if not self.passed(key, kind, release):
-            return None
-        return self.builds.get(release, release)
+        """The release, when the block did what it promises with it."""
+        return release if self.passed(key, kind, release) else None
+
+    def missing(self, key: Key, releases: Iterable[str]) -> list[str]:
+        """The releases with no outcome for the block yet: its runs are pending."""
+        row = self.rows.get(key)
+        return [r for r in releases if row is None or r not in row.outcomes]
 
 
-EMPTY = Record({}, {})
+EMPTY = Record({})
 
 
 def _malformed(path: Path, why: str) -> GbsiteError:
@@ -125,10 +133,9 @@ def read(path: Path) -> Record:
     if isinstance(data, dict) and "verified" in data and "blocks" not in data:
         return _read_first_format(path, data["verified"])
     if not isinstance(data, dict) or not isinstance(data.get("blocks"), list):
-        raise _malformed(path, "it needs `releases:` and `blocks:`")
-    builds = data.get("releases") or {}
-    if not isinstance(builds, dict):
-        raise _malformed(path, "`releases:` maps each release to its torch version")
+        raise _malformed(path, "it needs `blocks:`")
+    # `releases:` (each release's build) and a row's `line:` are read from older records and
+    # not kept: neither identifies an outcome.
     rows: dict[Key, Row] = {}
     for item in data["blocks"]:
         if not isinstance(item, dict) or not {"id", "kind", "sha256", "outcomes"} <= item.keys():
@@ -141,12 +148,12 @@ def read(path: Path) -> Record:
         row = Row(
             str(item["id"]),
             str(item["kind"]),
-            int(item.get("line") or 0),
+            0,
             str(item["sha256"]),
             {str(k): v for k, v in outcomes.items()},
         )
         rows[row.id, row.sha256] = row
-    return Record({str(k): str(v) for k, v in builds.items()}, rows)
+    return Record(rows)
 
 
 def _read_first_format(path: Path, entries: object) -> Record:
@@ -154,24 +161,17 @@ def _read_first_format(path: Path, entries: object) -> Record:
         isinstance(e, dict) and {"id", "sha256", "torch"} <= e.keys() for e in entries
     ):
         raise _malformed(path, "entries need id, sha256 and torch")
-    builds: dict[str, str] = {}
     rows: dict[Key, Row] = {}
     for e in entries:
-        version = str(e["torch"])
         kind = str(e.get("kind") or "gb-repro")
-        builds[release_of(version)] = version
         rows[str(e["id"]), str(e["sha256"])] = Row(
-            str(e["id"]),
-            kind,
-            int(e.get("line") or 0),
-            str(e["sha256"]),
-            {release_of(version): passing(kind)},
+            str(e["id"]), kind, 0, str(e["sha256"]), {release_of(str(e["torch"])): passing(kind)}
         )
-    return Record(builds, rows)
+    return Record(rows)
 
 
 def write(path: Path, record: Record) -> bool:
-    """Write the record, blocks by page and line; False when nothing changed."""
+    """Write the record, blocks in the order of their pages; False when nothing changed."""
 
     def version_key(release: str) -> tuple[int, ...]:
         return tuple(int(n) for n in re.findall(r"\d+", release))
@@ -180,30 +180,36 @@ def write(path: Path, record: Record) -> bool:
         {
             "id": row.id,
             "kind": row.kind,
-            "line": row.line,
             "sha256": row.sha256,
             "outcomes": {r: row.outcomes[r] for r in sorted(row.outcomes, key=version_key)},
         }
         for row in sorted(record.rows.values(), key=lambda r: (r.id, r.line, r.sha256))
     ]
-    builds = {r: record.builds[r] for r in sorted(record.builds, key=version_key)}
-    text = yamlio.dump({"releases": builds, "blocks": blocks}, HEADER)
+    text = yamlio.dump({"blocks": blocks}, HEADER)
     return write_if_changed(path, text.encode("utf-8"))
 
 
-def updated(
-    record: Record, release: str, build: str, outcomes: dict[Key, str], current: dict[Key, Row]
-) -> Record:
-    """The record with a run's outcomes for `release`. `current`: a row (without outcomes) for
-    every runnable block the pages have now: rows follow their block's new line, and blocks no
+def updated(record: Record, runs: dict[str, dict[Key, str]], current: dict[Key, Row]) -> Record:
+    """The record with new outcomes (`runs`: release -> block -> outcome). `current`: a row
+    (without outcomes) for every runnable block the pages have now, in their order: blocks no
     page has any more are dropped."""
     rows: dict[Key, Row] = {}
     for key, fresh in current.items():
         old = record.rows.get(key)
         merged = {**(old.outcomes if old else {})}
-        if key in outcomes:
-            merged[release] = outcomes[key]
+        for release, outcomes in runs.items():
+            if key in outcomes:
+                merged[release] = outcomes[key]
         if merged:
             rows[key] = replace(fresh, outcomes=merged)
-    builds = {**record.builds, **({release: build} if outcomes else {})}
-    return Record(builds, rows)
+    return Record(rows)
+
+
+def store(path: Path, runs: dict[str, dict[Key, str]], current: dict[Key, Row]) -> Record:
+    """Add `runs` (release -> block -> outcome) to the record at `path`, read afresh under the
+    lock of its folder: two runs that end together (two releases, two pages) both keep their
+    outcomes."""
+    with locked(path.parent, "the record of examples"):
+        new = updated(read(path), runs, current)
+        write(path, new)
+    return new

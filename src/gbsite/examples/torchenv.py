@@ -5,6 +5,11 @@ Each release gets a virtual environment of its own in the cache folder
 `torch/RELEASE`. It is built in a `torch/.partial-RELEASE-PID` folder and renamed into place only
 when the install is complete, so an interrupted install is never taken for a finished one; the
 next run removes what an interrupted one left.
+
+`GBSITE_TORCH_INDEX_URL` (or `--torch-index`) names a package index to take torch from besides
+the default one: CI sets PyTorch's CPU wheel index (about 200 MB instead of a 5 GB CUDA build).
+pip then prefers its `2.13.0+cpu` to `2.13.0`; an index that cannot be reached is skipped with a
+notice, and the install goes on with the default index alone.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from gbsite.examples.record import release_of
 
 PACKAGES = ("numpy",)  # what the examples import besides torch
 PARTIAL = ".partial-"
+INDEX_ENV = "GBSITE_TORCH_INDEX_URL"
+PROBE_SECONDS = 10.0  # an index that does not answer by then is taken as unreachable
 
 
 def cache_dir() -> Path:
@@ -100,12 +107,33 @@ def _release_here(python: str) -> str | None:
         return None  # no torch here: use the cache
 
 
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def reachable(url: str, timeout: float = PROBE_SECONDS) -> str | None:
+    """None when the index answers, else why not (one line). Asked once before installing:
+    pip would retry every package's page on an unreachable index."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/torch/", timeout=timeout):
+            return None
+    except urllib.error.HTTPError as exc:
+        return None if exc.code < 500 else f"HTTP {exc.code}"
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return " ".join(str(reason).split())[:200] or type(exc).__name__
+
+
 def python_for(
     release: str,
     releases: tuple[str, ...],
     *,
     current: str = sys.executable,
-    say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    say: Callable[[str], None] = _say,
+    index: str | None = None,
 ) -> str:
     """A Python whose torch is `release`: this one when its torch is that release, else the
     cached environment, created on first use."""
@@ -120,19 +148,30 @@ def python_for(
     python = env_python(folder)
     if python.exists():
         return str(python)
-    create(release, folder, say)
+    index = index if index is not None else os.environ.get(INDEX_ENV) or None
+    if index is not None and (why := reachable(index)) is not None:
+        say(
+            f"gbsite: the package index {index} cannot be reached ({why}); installing "
+            "from the default index"
+        )
+        index = None
+    create(release, folder, say, index)
     return str(python)
 
 
-def create(release: str, folder: Path, say: Callable[[str], None]) -> None:
-    """Install torch==release (and PACKAGES) into a new environment at `folder`."""
+def create(
+    release: str, folder: Path, say: Callable[[str], None], index: str | None = None
+) -> None:
+    """Install torch==release (and PACKAGES) into a new environment at `folder`, from the
+    default package index and `index`, if given."""
     parent = folder.parent
     parent.mkdir(parents=True, exist_ok=True)
     remove_leftovers(parent)
     partial = parent / f"{PARTIAL}{release}-{os.getpid()}"
+    size = "" if index else "; a CUDA build is about 5 GB and takes a few minutes"
     say(
-        f"gbsite: creating an environment with torch {release} in {folder} "
-        "(first use only; a CUDA build is about 5 GB and takes a few minutes)"
+        f"gbsite: creating an environment with torch {release} in {folder} (first use "
+        f"only{size}{'; from ' + index + ' too' if index else ''})"
     )
     try:
         _run([sys.executable, "-m", "venv", "--without-pip", str(partial)], release, folder)
@@ -149,6 +188,7 @@ def create(release: str, folder: Path, say: Callable[[str], None]) -> None:
                 "install",
                 "--quiet",
                 "--disable-pip-version-check",
+                *(["--extra-index-url", index] if index else []),
                 f"torch=={release}",
                 *PACKAGES,
             ],

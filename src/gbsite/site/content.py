@@ -151,6 +151,15 @@ def badge(
             "#additional-information",
             "See the example",
         )
+    if covered.status == "pending":
+        return Badge(
+            "pending",
+            "Examples not run yet",
+            f"the examples below are new or changed and have not been run with torch {release} "
+            "yet: CI runs them on the next push and records what they did",
+            "#additional-information",
+            "See the examples",
+        )
     if d is not None and d.status == "environment" and d.needs:
         from gbsite.examples.annotations import needs_label
 
