@@ -106,7 +106,7 @@ def test_each_state_is_derived_from_its_page(project: Project) -> None:
     assert got["GB0033"] == "internal"
     assert got["GB0036"] == "unraised"
     assert got["GB0037"] == "environment"
-    assert got["GB0029"] == "none"  # examples written, not yet run
+    assert got["GB0029"] == "pending"  # examples written, not yet run: never "none"
     # Once the record says both blocks passed with torch 2.13.0, the page is verified.
     path = project.root / "docs" / "verified-examples.yaml"
     runs = record.read(path)
@@ -124,7 +124,7 @@ def test_each_state_is_derived_from_its_page(project: Project) -> None:
     [repro_block] = [b for b in blocks if b.kind == "gb-repro"]
     runs.rows[repro_block.key].outcomes.update({"2.14.1": "breaks", "2.15.0": "no-break"})
     record.write(path, runs)
-    assert states(project, "2.14.1")["GB0029"] == "none"  # the fix was not run there
+    assert states(project, "2.14.1")["GB0029"] == "pending"  # the fix was not run there
     assert states(project, "2.15.0")["GB0029"] == "fixed"
     assert states(project)["GB0029"] == "verified"
     internal = next(

@@ -41,11 +41,50 @@ def test_names() -> None:
 def test_the_matrix_runs_every_release_on_a_schedule_and_by_hand() -> None:
     flow = load(REPO / ".github" / "workflows" / "examples-matrix.yml")
     assert {"schedule", "workflow_dispatch"} <= set(flow["on"])
-    steps = flow["jobs"]["matrix"]["steps"]
+    assert_per_release_jobs(flow, "matrix", "gbsite check --examples --torch")
+    # No diff of the record: a prose edit moves lines, and the record has none.
+    assert "git diff" not in (REPO / ".github/workflows/examples-matrix.yml").read_text()
+
+
+def assert_per_release_jobs(flow: dict, name: str, command: str) -> None:  # type: ignore[type-arg]
+    """A job per release of gbsite.toml (the matrix from `gbsite ci releases`), each with the
+    torch cache of its release restored, and saved even when a block failed."""
+    plan = flow["jobs"]["releases"]
+    assert "gbsite ci releases" in "\n".join(s.get("run", "") for s in plan["steps"])
+    job = flow["jobs"][name]
+    assert job["strategy"]["matrix"]["release"] == (
+        "${{ fromJSON(needs.releases.outputs.releases) }}"
+    )
+    assert job["strategy"]["fail-fast"] is False
+    steps = job["steps"]
     runs = "\n".join(s.get("run", "") for s in steps)
-    assert "gbsite check --examples --torch all" in runs
-    cached = [s for s in steps if str(s.get("uses", "")).startswith("actions/cache@")]
-    assert cached and cached[0]["with"]["path"] == ".gbsite-cache/torch"
+    assert command in runs and '"${{ matrix.release }}"' in runs and "--outcomes" in runs
+    restore = next(s for s in steps if "actions/cache/restore@" in s.get("uses", ""))
+    save = next(s for s in steps if "actions/cache/save@" in s.get("uses", ""))
+    assert restore["with"] == save["with"]  # the same path and key
+    assert "${{ matrix.release }}" in restore["with"]["key"]
+    assert restore["with"]["path"] == ".gbsite-cache/torch/${{ matrix.release }}"
+    assert save["if"].startswith("always()")
+    assert job["env"]["GBSITE_TORCH_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
+
+
+def test_ci_computes_the_outcomes_of_changed_blocks_and_records_them() -> None:
+    flow = load(REPO / ".github" / "workflows" / "ci.yml")
+    assert_per_release_jobs(flow, "examples", "gbsite check --examples --changed --torch")
+    record = flow["jobs"]["record"]
+    assert record["if"].startswith("always()") and set(record["needs"]) == {"releases", "examples"}
+    runs = [s.get("run", "") for s in record["steps"]]
+    merge = next(i for i, r in enumerate(runs) if r.startswith("gbsite ci merge outcomes"))
+    push = next(i for i, r in enumerate(runs) if "git push" in r)
+    assert merge < push and "docs/verified-examples.yaml" in runs[push]
+    assert record["steps"][push]["if"] == "env.SAME_REPO == 'true'"
+    fork = record["steps"][-1]
+    assert fork["if"] == "env.SAME_REPO != 'true'" and "upload-artifact" in fork["uses"]
+    # The preview: the built site uploaded, the changed pages in the summary.
+    test = flow["jobs"]["test"]["steps"]
+    uploads = [s for s in test if "upload-artifact" in s.get("uses", "")]
+    assert uploads and uploads[0]["with"]["path"] == "site"
+    assert "gbsite ci preview -" in "\n".join(s.get("run", "") for s in test)
 
 
 def test_actionlint_passes() -> None:
@@ -69,7 +108,7 @@ def test_actions_are_pinned_to_commits(path: Path) -> None:
     uses = re.findall(r"uses:\s*(\S+)(.*)", path.read_text())
     assert uses
     for action, comment in uses:
-        assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", action), action
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+(/[\w.-]+)?@[0-9a-f]{40}", action), action
         assert re.search(r"# v\d+\.\d+\.\d+", comment), f"{action}: say which version"
 
 
@@ -80,7 +119,11 @@ def test_least_privilege(path: Path) -> None:
     for name, job in data["jobs"].items():
         extra = job.get("permissions", {})
         assert "write-all" not in str(extra)
-        allowed = {"deploy.yml": {"pages", "id-token"}, "sync.yml": {"contents", "actions"}}
+        allowed = {
+            "deploy.yml": {"pages", "id-token"},
+            "sync.yml": {"contents", "actions"},
+            "ci.yml": {"contents", "actions"},  # the record job commits the outcomes
+        }
         assert set(extra) <= allowed.get(path.name, set()), (path.name, name, extra)
 
 
@@ -117,14 +160,11 @@ def test_ci_runs_what_developers_run() -> None:
     assert "python -m pytest" in readme and "gbsite build" in readme
 
 
-def test_examples_are_checked_in_ci_and_before_deploying() -> None:
-    for name in ("ci.yml", "deploy.yml"):
-        runs = commands(REPO / ".github/workflows" / name)
-        assert "gbsite check --examples --format github" in runs, name
-        assert any("download.pytorch.org/whl/cpu" in r for r in runs), name
-    assert "gbsite check --examples" in (REPO / ".ci" / "run").read_text()
+def test_the_deploy_needs_no_torch_and_stops_on_a_failing_record() -> None:
     deploy = commands(REPO / ".github/workflows/deploy.yml")
-    assert deploy.index("gbsite check --examples --format github") < deploy.index("gbsite build")
+    assert not any("torch" in r or "--examples" in r for r in deploy)
+    assert deploy.index("gbsite check --record --format github") < deploy.index("gbsite build")
+    assert "gbsite check --examples" in (REPO / ".ci" / "run").read_text()
 
 
 def test_deploy_checks_and_builds_before_publishing() -> None:

@@ -64,7 +64,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
         if args.outcomes is not None:
             from gbsite.examples import outcomes
 
-            outcomes.write(args.outcomes, check.as_dict())
+            outcomes.write(args.outcomes, check.as_dict(), cfg.root)
         if not quiet:
             _summary(cfg, check, args.format)
     if quiet:

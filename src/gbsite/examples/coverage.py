@@ -282,7 +282,9 @@ def page_coverage(
         status = declared.status
     elif {s.kind for s in states if s.verified} == {"gb-repro", "gb-fix"}:
         status = "verified"
-    elif any(b.runnable and record.missing(b.key, (release,)) for b in page.blocks):
+    elif release in releases and any(
+        b.runnable and record.missing(b.key, (release,)) for b in page.blocks
+    ):
         status = "pending"  # never "none": the blocks are there, their runs are not
     else:
         fixed = fixed_in(page, record, releases)

@@ -17,6 +17,7 @@ an outcome (its page pending) until it is fixed and run again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -34,8 +35,13 @@ def file_name(release: str) -> str:
     return f"outcomes-{release}.json"
 
 
-def write(folder: Path, data: dict[str, object]) -> Path:
-    """Write one release's run (ExampleCheck.as_dict()) into `folder`."""
+def write(folder: Path, data: dict[str, object], root: Path) -> Path:
+    """Write one release's run (ExampleCheck.as_dict()) into `folder`, each block's path
+    relative to the project's `root` (the jobs' checkouts are in different folders)."""
+    results = data.get("results")
+    for item in results if isinstance(results, list) else []:
+        with contextlib.suppress(ValueError):  # outside the project: kept as it is
+            item["path"] = Path(item["path"]).resolve().relative_to(root).as_posix()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / file_name(str(data["release"]))
     text = json.dumps({"format": FORMAT, **data}, indent=1, ensure_ascii=False) + "\n"

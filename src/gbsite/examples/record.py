@@ -77,8 +77,8 @@ def release_of(version: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One block's outcomes, by release. `line` orders the rows of a page as the page has its
-    blocks; it is not written (0 when read)."""
+    """One block's outcomes, by release. `line` is for messages; it is not written (0 when
+    read)."""
 
     id: str
     kind: str
@@ -183,7 +183,9 @@ def write(path: Path, record: Record) -> bool:
             "sha256": row.sha256,
             "outcomes": {r: row.outcomes[r] for r in sorted(row.outcomes, key=version_key)},
         }
-        for row in sorted(record.rows.values(), key=lambda r: (r.id, r.line, r.sha256))
+        # By page; within one, as the rows come (updated(): as the page has its blocks; read():
+        # as the file has them), so that a read and a write change nothing.
+        for row in sorted(record.rows.values(), key=lambda r: r.id)
     ]
     text = yamlio.dump({"blocks": blocks}, HEADER)
     return write_if_changed(path, text.encode("utf-8"))
