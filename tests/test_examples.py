@@ -392,7 +392,7 @@ def test_site_says_which_examples_are_verified(project: Project, fake_python: st
     path.write_text(path.read_text().replace("fn()\n```", "fn()  # edited\n```"))
     assert project.run("build").code == 0
     html = (project.site / "gb" / "gb0025.html").read_text()
-    assert '<span class="unverified">not verified yet</span>' in html  # changed code
+    assert "not run yet: CI runs it" in html  # changed code
 
 
 # ---- with real PyTorch ---------------------------------------------------------------------
