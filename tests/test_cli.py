@@ -58,11 +58,14 @@ COMMANDS = {
         "--changed",
         "--fresh",
         "--format {text,json,github}",
+        "--torch-index URL",
+        "--outcomes DIR",
     ],
     "build": ["--out DIR", "--force"],
     "serve": ["--host HOST", "--port PORT", "--out DIR"],
     "lookup": ["FILE", "--words WORD [WORD ...]", "--limit LIMIT", "--max-bytes MB", "--json"],
     "coverage": ["--release RELEASE", "--format {text,json}", "--list", "--min-verified N"],
+    "ci": [],
 }
 
 
