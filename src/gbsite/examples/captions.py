@@ -79,7 +79,9 @@ class ExampleCaptions:
 
         row = self.runs.rows.get(key)
         if row is None:
-            return '<span class="unverified">not run yet: CI runs it and records what it does</span>'
+            return (
+                '<span class="unverified">not run yet: CI runs it and records what it does</span>'
+            )
         parts = []
         for release in self.releases:
             outcome = row.outcomes.get(release)
