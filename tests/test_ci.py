@@ -332,3 +332,45 @@ def test_the_install_asks_pip_for_the_index(
     assert pip[pip.index("--extra-index-url") + 1] == "https://idx.invalid/cpu"
     assert "torch==2.13.0" in pip
     assert torchenv.env_python(tmp_path / "env").exists()
+
+
+def test_two_runs_that_end_together_both_keep_their_outcomes(
+    project: Project, tmp_path: Path
+) -> None:
+    """Each run adds its outcomes to the record as it is when the run ends (read under a lock),
+    not as it was when the run started."""
+    import subprocess
+    import sys
+
+    pages = {"GB0025": page(project, "GB0025", CONTRIBUTION)}
+    pages["GB0026"] = page(
+        project, "GB0026", CONTRIBUTION.replace("gb0025.html", "gb0026.html").replace("x + 1", "x")
+    )
+    python = fake_release(tmp_path / "torch", "2.13.0+cpu")
+    runs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gbsite",
+                "--root",
+                str(project.root),
+                "check",
+                "--examples",
+                gb_id,
+                "--python",
+                python,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )  # fmt: skip
+        for gb_id in pages
+    ]
+    for run in runs:
+        out, _ = run.communicate(timeout=300)
+        assert run.returncode == 0, out
+    got = record.read(record_file(project))
+    for gb_id, path in pages.items():
+        for b in examples.blocks_of(gb_id, docs.read(path)):
+            assert got.outcome(b.key, "2.13.0") == record.passing(b.kind), (gb_id, b.kind)
