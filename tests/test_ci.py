@@ -364,7 +364,7 @@ def test_two_runs_that_end_together_both_keep_their_outcomes(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-        )  # fmt: skip
+        )
         for gb_id in pages
     ]
     for run in runs:
@@ -374,3 +374,31 @@ def test_two_runs_that_end_together_both_keep_their_outcomes(
     for gb_id, path in pages.items():
         for b in examples.blocks_of(gb_id, docs.read(path)):
             assert got.outcome(b.key, "2.13.0") == record.passing(b.kind), (gb_id, b.kind)
+
+
+def test_a_bad_record_is_one_line_and_never_a_forged_annotation(
+    project: Project, tmp_path: Path
+) -> None:
+    path = record_file(project)
+    text = path.read_text()
+    # A row whose digest carries a line break and a workflow command, and an unknown outcome.
+    sha = text.index("  sha256: ") + len("  sha256: ")
+    forged = (
+        text[:sha] + '"x\\n::error file=README.md,line=1::forged"' + text[text.index("\n", sha) :]
+    )
+    forged = forged.replace(": breaks\n", ": broke\n", 1)
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text(text)
+    cases = {
+        "forged": lambda: path.write_text(forged),
+        "outside": lambda: path.symlink_to(outside),
+        "huge": lambda: path.write_text(text + "#" * (record.MAX_BYTES + 1)),
+    }
+    for name, make in cases.items():
+        make()
+        result = project.run("check", "--record", "--format", "github")
+        assert result.code == 2, (name, result.out, result.err)
+        lines = result.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(str(path)), (name, lines)
+        assert "Traceback" not in result.err and "::error" not in result.out, name
+        path.unlink()

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
-from gbsite.fs.files import write_if_changed
+from gbsite.fs.files import check_input, write_if_changed
 from gbsite.fs.lock import locked
 from gbsite.registry import yamlio
 
@@ -38,6 +38,7 @@ ERROR = "error"  # raised something else, printed output, or never called the co
 OTHER = "breaks "  # + ids: broke with other graph breaks ("breaks GB0059")
 _OUTCOME = re.compile(r"breaks|no-break|runs|eager-fails|error|breaks( GB\d{4})+")
 
+MAX_BYTES = 32 * 2**20  # about 30 times the record of today's ~1,000 blocks
 HEADER = (
     "# Written by `gbsite check --examples` and CI (`gbsite ci merge`), never by hand: what each\n"
     "# annotated example of docs/gb/ did with each torch release of gbsite.toml's [examples]\n"
@@ -117,6 +118,9 @@ EMPTY = Record({})
 
 
 def _malformed(path: Path, why: str) -> GbsiteError:
+    # `why` may quote the file: one line, so that no value can pass for a line of its own (a
+    # forged `::error` workflow command in CI's log).
+    why = " ".join(why.split())[:300]
     return GbsiteError.at(
         path,
         None,
@@ -129,6 +133,11 @@ def read(path: Path) -> Record:
     blocks that passed, each with its torch) is read as outcomes of that torch's release."""
     if not path.exists():
         return EMPTY
+    # Not a pipe, a device or a link out of the project (it would hang, fill the memory, or
+    # decide what the site says from a file elsewhere), and not beyond any real record's size.
+    check_input(path)
+    if path.stat().st_size > MAX_BYTES:
+        raise _malformed(path, f"larger than {MAX_BYTES // 2**20} MB")
     data = yamlio.read(path)
     if isinstance(data, dict) and "verified" in data and "blocks" not in data:
         return _read_first_format(path, data["verified"])
@@ -144,7 +153,9 @@ def read(path: Path) -> Record:
         if not isinstance(outcomes, dict) or not all(
             isinstance(v, str) and _OUTCOME.fullmatch(v) for v in outcomes.values()
         ):
-            raise _malformed(path, f"block {item['sha256']}: unknown outcome in {outcomes}")
+            raise _malformed(
+                path, f"block {str(item['sha256'])[:64]}: unknown outcome in {outcomes}"
+            )
         row = Row(
             str(item["id"]),
             str(item["kind"]),
