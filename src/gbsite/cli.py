@@ -125,8 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
         "validate registry and docs without writing (exit 1 if problems)",
         "Validate the registry and docs/gb/ without writing anything: out-of-date or missing "
         "docs, text written outside the ADDITIONAL INFORMATION block, marker errors, docs for "
-        "unknown ids, unknown GBxxxx ids mentioned in blocks. Exit 0 when clean, 1 when problems "
-        "were found, 2 when the check could not run.")
+        "unknown ids, unknown GBxxxx ids mentioned or linked (gbXXXX.md) in blocks. Exit 0 when "
+        "clean, 1 when problems were found, 2 when the check could not run.")
     add("--examples", action="store_true", help="run the gb-repro and gb-fix blocks of docs/gb/ "
         "against torch (see README)")
     add("ids", nargs="*", metavar="GBxxxx", help="with --examples: only these pages")
