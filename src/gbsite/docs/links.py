@@ -55,13 +55,13 @@ def found(tokens: Sequence[Token]) -> Iterator[tuple[Token, str, str, int]]:
         if token.type != "inline" or not token.children or token.map is None:
             continue
         line = token.map[0]
+        # Counted by line breaks; a code span that wraps loses its break in the tokens, so
+        # after one the line may be short by one, still inside the right paragraph.
         for child in token.children:
             if child.type in ("softbreak", "hardbreak"):
                 line += 1
             elif child.type in ("text", "html_inline"):
                 line += child.content.count("\n")
-            # (a code span that wraps loses its line break in the tokens: the line may then be
-            # one short, which still points into the right paragraph)
             elif child.type == "link_open":
                 hit = target(str(child.attrGet("href") or ""))
                 if hit is not None:
