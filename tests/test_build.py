@@ -444,8 +444,9 @@ def test_refuses_to_replace_a_folder_it_did_not_write(
         "",  # a block with content is emptied
         "\n| a | b |\n|---|---|\n| `x` | y |\n",  # content changes
         "\n```python\nimport torch\n\n@torch.compile\ndef fn(x):\n    return x  # ok\n```\n",
+        "\nSee [GB0029](gb0029.md#why) and [this one](gb9998.md).\n",
     ],
-    ids=["added", "emptied", "changed", "code brings new highlight rules"],
+    ids=["added", "emptied", "changed", "code brings new highlight rules", "links to docs files"],
 )
 def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> None:
     """serve rebuilds only what a docs edit touches; the result must be the full build's."""

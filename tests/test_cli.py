@@ -46,6 +46,7 @@ COMMANDS = {
     ],
     "export-json": ["-o FILE, --output FILE"],
     "sync": [],
+    "adopt": ["DIR", "--replace"],
     "check": [
         "--examples",
         "GBxxxx",

@@ -121,12 +121,26 @@ def build_parser() -> argparse.ArgumentParser:
         "INFORMATION markers is kept byte for byte. If text was written outside the markers, "
         "nothing is written and the file and line are reported: move that text into the block.")
 
+    add = command("adopt", "gbsite.commands:adopt",
+        "bring the notes of the previous site's docs/gb/ files into docs/gb/",
+        "Take the hand-written notes (between the ADDITIONAL INFORMATION markers, or in an "
+        "older file the Additional Information section) of each gbXXXX.md in DIR, the previous "
+        "Jekyll site's docs/gb/, into the page of docs/gb/ whose notes are empty. Text outside "
+        "the notes that the previous site did not generate, marker errors or invalid UTF-8: "
+        "reported with file and line, exit 2, nothing written. Notes that differ from ours: "
+        "reported with file and line and ours kept (unless --replace); the other files are "
+        "still adopted, and the exit status is 1. Ids the registry lacks are left alone. "
+        "Running it again changes nothing.")
+    add("dir", type=Path, metavar="DIR", help="the previous site's docs/gb/ folder")
+    add("--replace", action="store_true", help="where both have notes and they differ, take "
+        "the notes of DIR")
+
     add = command("check", "gbsite.commands:check",
         "validate registry and docs without writing (exit 1 if problems)",
         "Validate the registry and docs/gb/ without writing anything: out-of-date or missing "
         "docs, text written outside the ADDITIONAL INFORMATION block, marker errors, docs for "
-        "unknown ids, unknown GBxxxx ids mentioned in blocks. Exit 0 when clean, 1 when problems "
-        "were found, 2 when the check could not run.")
+        "unknown ids, unknown GBxxxx ids mentioned or linked (gbXXXX.md) in blocks. Exit 0 when "
+        "clean, 1 when problems were found, 2 when the check could not run.")
     add("--examples", action="store_true", help="run the gb-repro and gb-fix blocks of docs/gb/ "
         "against torch (see README)")
     add("ids", nargs="*", metavar="GBxxxx", help="with --examples: only these pages")

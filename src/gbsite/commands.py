@@ -1,4 +1,4 @@
-"""The commands of the registry, docs/gb/ and the site (import, export-json, sync, check,
+"""The commands of the registry, docs/gb/ and the site (import, export-json, sync, adopt, check,
 build, serve): the parsed arguments in, a summary printed, an exit status out (0 ok, 1 problems
 found). Bad input raises GbsiteError, which the CLI prints. The example commands are in
 examples/command.py, lookup in search/command.py."""
@@ -76,6 +76,31 @@ def sync(cfg: Config, args: argparse.Namespace) -> int:
         written = sync.apply(cfg.docs_dir, result)
     print(f"sync: {len(written)} written ({len(result.created)} new), {result.unchanged} unchanged")
     return 0
+
+
+def adopt(cfg: Config, args: argparse.Namespace) -> int:
+    """The notes of the previous site's docs files into docs/gb/ (docs/adopt.py). Bad input
+    writes nothing; a conflict keeps ours (or, with --replace, takes theirs) and exits 1."""
+    from gbsite.docs import adopt, sync
+
+    with transaction.writing(cfg.docs_dir, "adopt"):
+        reg = registry.load(cfg.registry_dir)
+        result = adopt.plan(cfg, reg, args.dir, replace=args.replace)
+        for warning in result.skipped:
+            print(f"warning: {warning}", file=sys.stderr)
+        if result.problems:
+            raise GbsiteError(result.problems)
+        for conflict in result.conflicts:
+            print(conflict, file=sys.stderr)
+        sync.remove_stale_temp_files(cfg.docs_dir)
+        sync.apply(cfg.docs_dir, sync.Plan(writes=result.writes))
+    detail = [f"{len(result.created)} new files"] if result.created else []
+    detail += [f"{len(result.replaced)} replacing ours"] if result.replaced else []
+    print(
+        f"adopt: adopted {result.adopted}{' (' + ', '.join(detail) + ')' if detail else ''}, "
+        f"unchanged {result.unchanged}, conflicts {len(result.conflicts)}"
+    )
+    return 1 if result.conflicts else 0
 
 
 def check(cfg: Config, args: argparse.Namespace) -> int:

@@ -159,6 +159,11 @@ def parse(path: Path, text: str, *, outside: bool = True) -> Doc:
     )
 
 
+def markers(text: str) -> tuple[re.Match[str] | None, re.Match[str] | None]:
+    """The first START and END markers of a text, if any (parse() says what is wrong)."""
+    return _START.search(text), _END.search(text)
+
+
 def with_block(text: str, block: str) -> str:
     """A docs file's text with the text between its markers replaced by `block`."""
     start, end = _START.search(text), _END.search(text)
@@ -202,6 +207,11 @@ MAX_BYTES = 1024 * 1024
 
 
 def read(path: Path, *, outside: bool = True, read: ReadBytes = Path.read_bytes) -> Doc:
+    return parse(path, read_text(path, read=read), outside=outside)
+
+
+def read_text(path: Path, *, read: ReadBytes = Path.read_bytes) -> str:
+    """A docs file's text, within the size limit and strictly UTF-8, not parsed yet."""
     try:
         data = read(path)
     except OSError as exc:
@@ -213,7 +223,7 @@ def read(path: Path, *, outside: bool = True, read: ReadBytes = Path.read_bytes)
             f"{len(data) / 1024 / 1024:.1f} MB, more than the {MAX_BYTES // 1024 // 1024} MB a "
             "docs file may have; a page's notes take a few KB: trim them",
         )
-    return parse(path, decode_utf8(path, data), outside=outside)
+    return decode_utf8(path, data)
 
 
 # ---- comparing a file with what it should be ----------------------------------------------

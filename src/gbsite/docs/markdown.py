@@ -2,7 +2,8 @@
 
 GitHub-flavoured: tables, task lists, alerts, autolinks, footnotes, heading anchors, inline
 HTML. Fenced code is highlighted at build time with Pygments. A mention of another graph break
-(`GB0025`) becomes a link to its page. The result is sanitized with nh3, whatever was written:
+(`GB0025`) becomes a link to its page, and so does a link to its docs file (`[x](gb0025.md)`,
+links.py). The result is sanitized with nh3, whatever was written:
 no scripts, no event handlers, no javascript: URLs, nothing loaded from another host.
 """
 
@@ -14,15 +15,14 @@ from dataclasses import dataclass
 from html import escape
 
 import nh3
-from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.anchors.index import slugify
-from mdit_py_plugins.gfm import gfm_plugin
 
+from gbsite.docs import links
 from gbsite.docs.highlight import highlight_code
 
 _MENTION = re.compile(r"\bGB([0-9]{4})\b")
@@ -130,8 +130,7 @@ class ContributorMarkdown:
         self.link_for = link_for
         self.reserved = set(reserved_ids)
         self.fence_caption = fence_caption
-        md = MarkdownIt("commonmark", {"html": True, "typographer": False})
-        md.use(gfm_plugin)
+        md = links.parser()
         md.use(
             anchors_plugin,
             min_level=1,
@@ -142,6 +141,7 @@ class ContributorMarkdown:
             permalinkBefore=False,
         )
         md.core.ruler.after("inline", "gb_mentions", self._link_mentions)
+        md.core.ruler.after("gb_mentions", "gb_doc_links", self._link_docs)
         # Render rules are bound to the renderer, so they are plain functions calling back here.
         md.add_render_rule(
             "fence",
@@ -177,6 +177,26 @@ class ContributorMarkdown:
                     continue
                 children.extend(self._split_mentions(child.content))
             token.children = children
+
+    def _link_docs(self, state: StateCore) -> None:
+        """`[x](gb0025.md#y)`, which GitHub resolves beside the docs file, to the id's page.
+        Only ids with a page (the registry's, like mentions) are rewritten: that depends on the
+        registry alone, never on which docs files exist, so a block renders the same in a full
+        build and in serve's incremental one (site/cache.py). Others stay as written, and
+        `gbsite check` reports them."""
+        for token, gb_id, fragment, _line in links.found(state.tokens):
+            if gb_id in self.known:
+                token.attrSet("href", self.link_for(gb_id) + self._fragment(fragment))
+
+    def _fragment(self, fragment: str) -> str:
+        """A fragment of a link to another page: one of the page's own sections (`#hints`, as
+        GitHub names the docs file's heading), else a heading of its block, whose id carries
+        the prefix on the site as on GitHub."""
+        if not fragment:
+            return ""
+        if fragment in self.reserved:
+            return "#" + fragment
+        return "#" + _prefixed(fragment)
 
     def _split_mentions(self, text: str) -> list[Token]:
         out: list[Token] = []

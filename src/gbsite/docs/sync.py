@@ -10,6 +10,7 @@ import jinja2
 from gbsite import urls
 from gbsite.config import Config
 from gbsite.docs import files as docs
+from gbsite.docs import links
 from gbsite.errors import GbsiteError, Problem
 from gbsite.fs.files import write_atomic
 from gbsite.registry.model import Registry
@@ -27,7 +28,7 @@ class Plan:
     created: set[Path] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)  # sync refuses to write anything
     orphans: list[Problem] = field(default_factory=list)  # left alone
-    mentions: list[Problem] = field(default_factory=list)  # unknown ids inside blocks
+    mentions: list[Problem] = field(default_factory=list)  # unknown ids in blocks, links
     unchanged: int = 0
     blocks: dict[str, docs.Doc] = field(default_factory=dict)  # id -> parsed doc
 
@@ -100,8 +101,11 @@ def plan(cfg: Config, registry: Registry) -> Plan:
             result.writes[path] = new
             result.created.add(path)
             continue
+        broken = links.broken(doc, registry.entries)
+        result.mentions += [links.problem(doc, i, line, cfg.docs_dir) for i, line in broken]
         for mention, line in docs.mentions(doc):
-            if mention not in registry.entries:
+            # A link's target is a mention too (`gb9998.md`): reported once, as the link.
+            if mention not in registry.entries and (mention, line) not in broken:
                 result.mentions.append(
                     Problem(
                         f"{mention} is not a graph break in the registry; check the id", path, line
