@@ -282,16 +282,17 @@ def page_coverage(
         status = declared.status
     elif {s.kind for s in states if s.verified} == {"gb-repro", "gb-fix"}:
         status = "verified"
-    elif release in releases and any(
-        b.runnable and record.missing(b.key, (release,)) for b in page.blocks
-    ):
-        status = "pending"  # never "none": the blocks are there, their runs are not
     else:
         fixed = fixed_in(page, record, releases)
         since = fixed[0] if fixed is not None else None
         later = since is not None and release in releases
         fixed_here = later and releases.index(release) >= releases.index(str(since))
-        status = "fixed" if fixed_here else "none"
+        # A repro that stopped breaking says enough; else blocks not run yet are pending,
+        # never "none": the blocks are there, their runs are not.
+        pending = release in releases and any(
+            b.runnable and record.missing(b.key, (release,)) for b in page.blocks
+        )
+        status = "fixed" if fixed_here else "pending" if pending else "none"
     return PageCoverage(gb_id, status, states, declared, page.words)
 
 
