@@ -21,12 +21,19 @@ if TYPE_CHECKING:
 
 
 def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Problem]) -> Inputs:
+    from gbsite import releases as gb_releases
     from gbsite.examples import coverage, record
     from gbsite.registry import store
     from gbsite.registry.views import entry_views
 
     if cache.shared is None:  # else: the registry, record and settings are those of last time
         registry = store.load(cfg.registry_dir, read=snapshot.read)
+        # A release of the examples must be imported: its pages would say "verified 0" else.
+        unimported = gb_releases.problems(
+            cfg.file, cfg.example_releases, registry.labels, read=snapshot.read
+        )
+        if unimported:
+            raise GbsiteError(unimported)
         runs = record.read(cfg.verified_file)  # read even when unused: a broken one is an error
         cache.shared = Shared(registry, entry_views(registry), runs)
     registry, views, runs = cache.shared
