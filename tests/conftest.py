@@ -66,6 +66,15 @@ def labels() -> list[str]:
     return committed().labels
 
 
+def sync_note() -> str:
+    """What the site says of the newest import: a release, or a dated snapshot of a branch."""
+    newest = labels()[-1]
+    if "@" in newest:
+        branch, date = newest.split("@")
+        return f"Its registry was last synced on {date}, from PyTorch's {branch} branch."
+    return f"Its registry was last synced from PyTorch {newest}."
+
+
 def example_releases() -> tuple[str, ...]:
     """The releases of the examples, as gbsite.toml lists them."""
     return config.load(REPO).example_releases

@@ -104,8 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     add = command("import", "gbsite.commands:import_snapshot",
         "import an upstream registry snapshot into registry/",
         "Import PyTorch's graph_break_registry.json (a file, an http(s) URL, or a PyTorch wheel) "
-        "into registry/, updating each id's release history. Import releases oldest first; "
-        "importing the same snapshot again changes nothing.")
+        "into registry/, updating each id's release history, and keep it as "
+        "registry/snapshots/LABEL.json.gz. Import releases oldest first; importing the same "
+        "snapshot again changes nothing.")
     add("source", help="registry JSON file, http(s) URL, or torch-*.whl")
     add("--label", help="release label, e.g. 2.15.0 or main@2026-11-20 (default: the version in "
         "a wheel's or torch-X.Y.Z.json file's name)")
@@ -153,8 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
         "validate registry and docs without writing (exit 1 if problems)",
         "Validate the registry and docs/gb/ without writing anything: out-of-date or missing "
         "docs, text written outside the ADDITIONAL INFORMATION block, marker errors, docs for "
-        "unknown ids, unknown GBxxxx ids mentioned in blocks. Exit 0 when clean, 1 when problems "
-        "were found, 2 when the check could not run.")
+        "unknown ids, unknown GBxxxx ids mentioned in blocks, snapshots missing or not matching "
+        "sources.yaml, releases of the examples that are not imported. Exit 0 when clean, 1 "
+        "when problems were found, 2 when the check could not run.")
     add("--examples", action="store_true", help="run the gb-repro and gb-fix blocks of docs/gb/ "
         "against torch (see README)")
     add("ids", nargs="*", metavar="GBxxxx", help="with --examples: only these pages")
