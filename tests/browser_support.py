@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from conftest import Project, make_project
+from conftest import REPO, Project, make_project
 from gbsite.docs import files as docs
 
 CHROMIUM_ARGS = [
@@ -213,6 +213,21 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Project:
     proj = make_project(tmp_path_factory.mktemp("browser") / "proj", docs=True)
     doc = proj.docs / "gb0025.md"
     doc.write_text(docs.with_block(doc.read_text(), INFO))
+    assert proj.run("build").code == 0
+    return proj
+
+
+@pytest.fixture(scope="session")
+def history_site(tmp_path_factory: pytest.TempPathFactory, history_template: Project) -> Project:
+    """The same site on the registry of the HISTORY releases (conftest.py), whose texts and
+    removed ids no later import changes: for tests of what a search finds."""
+    proj = Project(tmp_path_factory.mktemp("browser-history") / "proj")
+    shutil.copytree(history_template.root, proj.root, symlinks=True)
+    shutil.rmtree(proj.root / "docs")
+    shutil.copytree(REPO / "docs", proj.root / "docs")
+    doc = proj.docs / "gb0025.md"
+    doc.write_text(docs.with_block(doc.read_text(), INFO))
+    # Docs of ids added since, and generated parts of texts changed since, are warnings only.
     assert proj.run("build").code == 0
     return proj
 

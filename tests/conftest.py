@@ -1,8 +1,18 @@
-"""Shared fixtures. Tests use the committed registry and real upstream snapshots (tests/data)."""
+"""Shared fixtures. Tests use the committed registry and docs, or the real releases'
+snapshots kept in registry/snapshots/, and real logs (tests/data).
+
+What the next `gbsite import` or `gbsite release add` changes (how many ids, which labels,
+the releases of the examples) is read from the committed files, never written into a test:
+`committed()`, `labels()`, `example_releases()`. Facts of the real releases that a later import
+could change (an id removed in 2.14.0 could come back) are asserted on a registry imported from
+the snapshots of those releases alone (`history_registry`), which no import changes.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import gzip
 import io
 import json
 import shutil
@@ -13,20 +23,76 @@ from pathlib import Path
 
 import pytest
 
-from gbsite import cli
+from gbsite import cli, config, releases
 from gbsite.docs import files as docs
+from gbsite.examples.coverage import in_release
+from gbsite.registry import store
+from gbsite.registry.model import Registry
 
 # Browser fixtures (Chromium, a built and served site) live in their own module.
 pytest_plugins = ["browser_support"]
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
-UPSTREAM = DATA / "upstream"
-RELEASES = ["2.8.0", "2.9.0", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.0", "2.15.0"]
+SNAPSHOTS = REPO / "registry" / "snapshots"
+# The releases the registry was first imported from, and the releases of the examples then.
+# Their snapshots are never rewritten: what a registry imported from them says stays true.
+HISTORY = ("2.8.0", "2.9.0", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.0", "2.15.0")
+HISTORY_EXAMPLES = ("2.13.0", "2.14.1", "2.15.0")
+# Set in the run that tests/test_living.py starts in a copy of the repository.
+NESTED = "GBSITE_NESTED_TEST_RUN"
 
 
-def upstream(release: str) -> Path:
-    return UPSTREAM / f"torch-{release}.json.gz"
+def snapshot(label: str) -> Path:
+    """The snapshot imported as `label`, as `gbsite import` keeps it."""
+    return SNAPSHOTS / f"{label}.json.gz"
+
+
+def snapshot_json(label: str) -> dict[str, list[dict[str, object]]]:
+    data: dict[str, list[dict[str, object]]] = json.loads(
+        gzip.decompress(snapshot(label).read_bytes())
+    )
+    return data
+
+
+@functools.cache
+def committed() -> Registry:
+    """The committed registry (do not change it: it is shared)."""
+    return store.load(REPO / "registry")
+
+
+def labels() -> list[str]:
+    """The imported snapshots, oldest first, as registry/sources.yaml lists them."""
+    return committed().labels
+
+
+def sync_note() -> str:
+    """What the site says of the newest import: a release, or a dated snapshot of a branch."""
+    newest = labels()[-1]
+    if "@" in newest:
+        branch, date = newest.split("@")
+        return f"Its registry was last synced on {date}, from PyTorch's {branch} branch."
+    return f"Its registry was last synced from PyTorch {newest}."
+
+
+def example_releases() -> tuple[str, ...]:
+    """The releases of the examples, as gbsite.toml lists them."""
+    return config.load(REPO).example_releases
+
+
+def ids_of(release: str) -> list[str]:
+    """The ids of a release of the examples (or an imported release), from the committed
+    registry: those of the snapshot it is judged with."""
+    reg = committed()
+    label = release if release in reg.labels else releases.registry_label(release, reg.labels)
+    assert label is not None, f"{release} is not imported"
+    return [gb_id for gb_id, e in reg.entries.items() if in_release(e, reg.labels, label)]
+
+
+def unknown_id() -> str:
+    """An id the committed registry does not have (GB9999 unless upstream adds it)."""
+    known = committed().entries
+    return next(f"GB{n:04d}" for n in range(9999, -1, -1) if f"GB{n:04d}" not in known)
 
 
 @dataclass
@@ -96,10 +162,17 @@ def make_project(
     root: Path, *, registry: bool = True, docs: bool = False, templates: bool = True
 ) -> Project:
     root.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "gbsite.toml", root / "gbsite.toml")
+    text = (REPO / "gbsite.toml").read_text()
+    if not registry:
+        # Nothing is imported: list no releases of the examples, which would have to be.
+        found = releases.release_list(text)
+        assert found is not None
+        start = text.rindex("\n", 0, found.open) + 1
+        text = text[:start] + text[text.index("\n", found.close) + 1 :]
+    (root / "gbsite.toml").write_text(text)
     (root / "registry").mkdir()
     if registry:
-        for item in ("sources.yaml", "categories.yaml", "gb"):
+        for item in ("sources.yaml", "categories.yaml", "gb", "snapshots"):
             src = REPO / "registry" / item
             if src.is_dir():
                 shutil.copytree(src, root / "registry" / item)
@@ -124,6 +197,50 @@ def empty_project(tmp_path: Path) -> Project:
 def project(tmp_path: Path) -> Project:
     """A copy of this repository's project: the real registry, docs and templates."""
     return make_project(tmp_path / "proj", docs=True)
+
+
+def set_example_releases(project: Project, listed: tuple[str, ...]) -> None:
+    """Write `listed` as the project's [examples] releases, in place of what it lists."""
+    path = project.root / "gbsite.toml"
+    text = path.read_text()
+    found = releases.release_list(text)
+    array = "[" + ", ".join(f'"{r}"' for r in listed) + "]"
+    if found is None:  # make_project left it out
+        path.write_text(text.replace("[examples]\n", f"[examples]\nreleases = {array}\n", 1))
+    else:
+        path.write_text(text[: found.open] + array + text[found.close + 1 :])
+
+
+@pytest.fixture(scope="session")
+def history_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """A project whose registry is what importing the HISTORY releases into an empty one writes
+    (the committed registry's first imports), with the examples' releases of that time and
+    docs/gb/ as `gbsite sync` writes them (no contributed text, no record). Tests copy it."""
+    proj = make_project(tmp_path_factory.mktemp("history") / "proj", registry=False)
+    for label in HISTORY:
+        result = proj.run("import", str(snapshot(label)))
+        assert result.code == 0, result.err
+    set_example_releases(proj, HISTORY_EXAMPLES)
+    result = proj.run("sync")
+    assert result.code == 0, result.err
+    from gbsite.examples import record
+
+    record.write(proj.root / "docs" / "verified-examples.yaml", record.EMPTY)
+    return proj
+
+
+@pytest.fixture(scope="session")
+def history_registry(history_template: Project) -> Path:
+    """The HISTORY registry (do not change it: it is shared)."""
+    return history_template.registry
+
+
+@pytest.fixture
+def history(tmp_path: Path, history_template: Project) -> Project:
+    """A project of the HISTORY releases: for facts of those releases, and for tests that need
+    ids, texts and releases no later import changes."""
+    shutil.copytree(history_template.root, tmp_path / "history", symlinks=True)
+    return Project(tmp_path / "history")
 
 
 def item(

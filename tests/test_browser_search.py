@@ -6,6 +6,7 @@ import io
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -13,10 +14,25 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 import lookup_shapes
+from browser_support import serve_folder
 from conftest import DATA, REPO, Project
 from gbsite.docs import files as docs
 
 pytestmark = pytest.mark.browser
+
+
+# What a query finds depends on every text of the registry: these tests search the site of the
+# HISTORY releases' registry (with the committed docs), which no later import changes.
+@pytest.fixture(scope="module")
+def built_site(history_site: Project) -> Project:
+    return history_site
+
+
+@pytest.fixture(scope="module")
+def base_url(built_site: Project) -> Iterator[str]:
+    with serve_folder(built_site.site) as url:
+        yield url
+
 
 LOGS = sorted(p for p in (DATA / "logs").glob("*.log") if "gb/gb" in p.read_text())
 

@@ -1,9 +1,14 @@
-"""`gbsite build` on the real registry: pages, rendering rules, determinism, failure safety."""
+"""`gbsite build` on the real registry: pages, rendering rules, determinism, failure safety.
+
+Properties of the committed registry and docs are checked on a build of them (`built`); what
+particular entries show (their texts, GB0060's removal in 2.14.0) on a build of the HISTORY
+releases (`history_built`), which no later import changes."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -11,9 +16,11 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
+import markupsafe
 import pytest
 
-from conftest import Project, make_project
+from conftest import Project, committed, example_releases, labels, make_project, sync_note
+from gbsite import urls
 from gbsite.docs import files as docs
 
 BLOCK = """
@@ -60,6 +67,17 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return proj
 
 
+@pytest.fixture(scope="module")
+def history_built(tmp_path_factory: pytest.TempPathFactory, history_template: Project) -> Project:
+    proj = Project(tmp_path_factory.mktemp("history-built") / "proj")
+    shutil.copytree(history_template.root, proj.root, symlinks=True)
+    path = proj.docs / "gb0025.md"
+    path.write_text(docs.with_block(path.read_text(), BLOCK))
+    result = proj.run("build")
+    assert result.code == 0, result.err
+    return proj
+
+
 def html(proj: Project, rel: str) -> str:
     return (proj.site / rel).read_text(encoding="utf-8")
 
@@ -81,9 +99,10 @@ def links_of(text: str) -> list[tuple[str, str, str]]:
     return parser.links
 
 
+@pytest.mark.repo_data
 def test_every_id_has_a_page_and_the_url_contract_holds(built: Project) -> None:
     pages = sorted(p.name for p in (built.site / "gb").glob("*.html"))
-    assert len(pages) == 593
+    assert pages == [f"{gb_id.lower()}.html" for gb_id in committed().entries]
     assert all(re.fullmatch(r"gb\d{4}\.html", p) for p in pages)
     for rel in (
         "index.html",
@@ -92,13 +111,15 @@ def test_every_id_has_a_page_and_the_url_contract_holds(built: Project) -> None:
         "sitemap.xml",
         "registry.json",
         "releases/index.html",
-        "releases/2.14.0.html",
         "assets/style.css",
     ):
         assert (built.site / rel).is_file(), rel
+    for label in labels():  # a page for each imported snapshot
+        assert (built.site / urls.release(label)).is_file(), label
 
 
-def test_entry_page_title_heading_and_sections(built: Project) -> None:
+def test_entry_page_title_heading_and_sections(history_built: Project) -> None:
+    built = history_built
     page = html(built, "gb/gb0025.html")
     assert "<title>GB0025: Call to torch._dynamo.graph_break() · " in page
     assert "<h1>Call to <code>torch._dynamo.graph_break()</code></h1>" in page
@@ -120,7 +141,8 @@ def test_entry_page_title_heading_and_sections(built: Project) -> None:
         ("GB0025", "with args <code>{args}</code>, kwargs <code>{kwargs}</code>"),
     ],
 )
-def test_registry_text_is_plain_text(built: Project, gb_id: str, literal: str) -> None:
+def test_registry_text_is_plain_text(history_built: Project, gb_id: str, literal: str) -> None:
+    built = history_built
     page = html(built, f"gb/{gb_id.lower()}.html")
     assert literal in page
     texts = re.findall(r'<(p|li) class="registry-text[^"]*">(.*?)</\1>', page, re.S)
@@ -130,13 +152,15 @@ def test_registry_text_is_plain_text(built: Project, gb_id: str, literal: str) -
         assert not re.search(r"<(?!/?code>|br>)", text), text
 
 
-def test_empty_context_and_runtime_explanation(built: Project) -> None:
+def test_empty_context_and_runtime_explanation(history_built: Project) -> None:
+    built = history_built
     assert "(empty in the registry)" in html(built, "gb/gb0295.html")
     page = html(built, "gb/gb0049.html")  # explanation is `str(e)` in the registry
     assert "PyTorch works out this explanation when the break happens" in page
 
 
-def test_split_hints_are_shown_as_one_sentence(built: Project) -> None:
+def test_split_hints_are_shown_as_one_sentence(history_built: Project) -> None:
+    built = history_built
     page = html(built, "gb/gb0003.html")
     assert (
         "Call a generator from inside of a non-generator Python function and compile that "
@@ -149,20 +173,23 @@ def test_split_hints_are_shown_as_one_sentence(built: Project) -> None:
     ) in page
 
 
-def test_categories_as_labels_with_meaning(built: Project) -> None:
+def test_categories_as_labels_with_meaning(history_built: Project) -> None:
+    built = history_built
     page = html(built, "gb/gb0000.html")
     assert 'class="label cat-user-error" href="../index.html?category=user-error"' in page
     assert "Your code probably fails without torch.compile too." in page
 
 
-def test_removed_entry_keeps_its_page_with_a_notice(built: Project) -> None:
+def test_removed_entry_keeps_its_page_with_a_notice(history_built: Project) -> None:
+    built = history_built
     page = html(built, "gb/gb0060.html")
     assert "Removed in PyTorch 2.14.0." in page
     assert "PyTorch 2.14.0 and later no longer report GB0060" in page
     assert "2.8.0 to 2.13.0" in page
 
 
-def test_history_shows_earlier_texts_with_their_releases(built: Project) -> None:
+def test_history_shows_earlier_texts_with_their_releases(history_built: Project) -> None:
+    built = history_built
     page = html(built, "gb/gb0001.html")
     assert 'id="history"' in page
     assert "regione" in page and "(2.8.0 to 2.13.0)" in page
@@ -171,7 +198,8 @@ def test_history_shows_earlier_texts_with_their_releases(built: Project) -> None
     assert "Dyanmo only supports mutating" in page  # upstream rewrote it in place; we kept it
 
 
-def test_contributor_markdown_is_github_flavoured(built: Project) -> None:
+def test_contributor_markdown_is_github_flavoured(history_built: Project) -> None:
+    built = history_built
     page = html(built, "gb/gb0025.html")
     info = page.split('id="additional-information"')[1].split('id="context"')[0]
     # Contributor ids carry GitHub's prefix, so they never equal one of the layout's.
@@ -190,7 +218,8 @@ def test_contributor_markdown_is_github_flavoured(built: Project) -> None:
     assert "<details><summary>More</summary>Hidden text.</details>" in info
 
 
-def test_stylesheet_has_the_highlighting_the_code_uses(built: Project) -> None:
+def test_stylesheet_has_the_highlighting_the_code_uses(history_built: Project) -> None:
+    built = history_built
     css = (built.site / "assets" / "style.css").read_text()
     page = html(built, "gb/gb0025.html")
     used = set(re.findall(r'<span class="([\w-]+)"', page))
@@ -202,7 +231,8 @@ def test_stylesheet_has_the_highlighting_the_code_uses(built: Project) -> None:
     assert "/*" not in css  # minified
 
 
-def test_contributor_html_is_sanitized(built: Project) -> None:
+def test_contributor_html_is_sanitized(history_built: Project) -> None:
+    built = history_built
     info = html(built, "gb/gb0025.html").split('id="additional-information"')[1]
     info = info.split('id="context"')[0]
     assert "<script" not in info
@@ -227,6 +257,7 @@ def test_no_request_to_another_host(built: Project) -> None:
         assert "@import" not in text
 
 
+@pytest.mark.repo_data
 def test_all_internal_links_resolve(built: Project) -> None:
     checked = 0
     for path in [
@@ -245,32 +276,53 @@ def test_all_internal_links_resolve(built: Project) -> None:
     assert checked > 1000
 
 
+@pytest.mark.repo_data
 def test_index_lists_every_entry_in_order(built: Project) -> None:
     page = html(built, "index.html")
     ids = re.findall(r'<tr id="(GB\d{4})"', page)
-    assert len(ids) == 593 and ids == sorted(ids)
-    row = page.split('<tr id="GB0060"')[1].split("</tr>")[0]
-    assert 'data-status="removed"' in row and "Removed in 2.14.0" in row
+    assert ids == list(committed().entries)
+    for entry in committed().entries.values():
+        row = page.split(f'<tr id="{entry.id}"')[1].split("</tr>")[0]
+        removed = f"Removed in {entry.removed}" in row
+        assert ('data-status="removed"' in row) == removed == entry.is_removed, entry.id
     row = page.split('<tr id="GB0025"')[1].split("</tr>")[0]
     assert 'data-info="1"' in row
 
 
+def test_a_removed_entry_is_marked_in_the_index(history_built: Project) -> None:
+    row = html(history_built, "index.html").split('<tr id="GB0060"')[1].split("</tr>")[0]
+    assert 'data-status="removed"' in row and "Removed in 2.14.0" in row
+
+
+@pytest.mark.repo_data
 def test_dashboard_numbers_and_lists(built: Project) -> None:
+    reg = committed()
+    removed = sum(e.is_removed for e in reg.entries.values())
+    newest = reg.sources[-1]
     page = html(built, "dashboard.html")
-    assert '<span class="number">593</span> graph breaks' in page
-    assert '<span class="number">592</span> current' in page
-    assert '<span class="number">1</span> removed' in page
+    assert f'<span class="number">{len(reg.entries)}</span> graph breaks' in page
+    assert f'<span class="number">{len(reg.entries) - removed}</span> current' in page
+    assert f'<span class="number">{removed}</span> removed' in page
     with_info = sum(1 for p in built.docs.glob("gb*.md") if docs.read(p).has_content)
     assert with_info >= 30  # the committed examples, and this test's block
     assert f'<span class="number">{with_info}</span> with additional information' in page
-    assert "<svg viewBox=" in page and "PyTorch 2.15.0: 592 ids" in page
+    assert "<svg viewBox=" in page and f"PyTorch {newest.label}: {newest.entries} ids" in page
+
+
+def test_dashboard_lists(history_built: Project) -> None:
+    page = html(history_built, "dashboard.html")
+    assert '<span class="number">593</span> graph breaks' in page
+    assert '<span class="number">592</span> current' in page
+    assert '<span class="number">1</span> removed' in page
+    assert "PyTorch 2.15.0: 592 ids" in page
     no_hints = page.split('id="list-no-hints"')[1].split("</details>")[0]
     assert "GB0208" in no_hints
     split = page.split('id="list-split-hints"')[1].split("</details>")[0]
     assert "GB0003" in split
 
 
-def test_release_pages(built: Project) -> None:
+def test_release_pages(history_built: Project) -> None:
+    built = history_built
     page = html(built, "releases/2.14.0.html")
     removed = page.split('id="removed"')[1]
     assert "gb0060.html" in removed
@@ -278,25 +330,34 @@ def test_release_pages(built: Project) -> None:
     assert "gb0001.html" in changed and "(hints)" in changed
 
 
+@pytest.mark.repo_data
 def test_sitemap_uses_absolute_urls(built: Project) -> None:
     root = ET.fromstring((built.site / "sitemap.xml").read_bytes())
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
     urls = [loc.text or "" for loc in root.findall("s:url/s:loc", ns)]
     base = "https://meta-pytorch.github.io/compile-graph-break-site/"
     assert all(u.startswith(base) for u in urls)
-    assert base + "gb/gb0025.html" in urls and len(urls) > 593
+    assert base + "gb/gb0025.html" in urls and len(urls) > len(committed().entries)
 
 
+@pytest.mark.repo_data
 def test_registry_json_for_tools(built: Project) -> None:
     data = json.loads((built.site / "registry.json").read_text())
+    assert list(data["entries"]) == list(committed().entries)
+    assert data["entries"]["GB0025"]["has_additional_information"] is True
+    assert [s["label"] for s in data["sources"]] == labels()
+
+
+def test_registry_json_of_the_history_releases(history_built: Project) -> None:
+    data = json.loads((history_built.site / "registry.json").read_text())
     assert len(data["entries"]) == 593
     e = data["entries"]["GB0060"]
     assert e["status"] == "removed" and e["removed"] == "2.14.0" and e["url"] == "gb/gb0060.html"
     assert data["entries"]["GB0000"]["categories"] == ["user-error"]
-    assert data["entries"]["GB0025"]["has_additional_information"] is True
     assert [s["label"] for s in data["sources"]][-1] == "2.15.0"
 
 
+@pytest.mark.repo_data
 def test_404_page_works_at_any_depth(built: Project) -> None:
     """Links are relative to a <base> its script sets (tests/test_browser_site.py follows them
     under several prefixes); the stylesheet is inline in case that fails."""
@@ -305,7 +366,7 @@ def test_404_page_works_at_any_depth(built: Project) -> None:
     assert 'var prefix = "/compile-graph-break-site/";' in page
     assert page.index('createElement("base")') < page.index('<link rel="icon"')
     assert "<style>" in page and '<link rel="stylesheet"' not in page
-    assert "Its registry was last synced from PyTorch 2.15.0." in page
+    assert str(markupsafe.escape(sync_note())) in page
 
 
 def test_build_writes_nothing_outside_the_site(built: Project) -> None:
@@ -315,6 +376,7 @@ def test_build_writes_nothing_outside_the_site(built: Project) -> None:
     assert after == before
 
 
+@pytest.mark.repo_data
 def test_same_inputs_give_identical_bytes(built: Project, tmp_path: Path) -> None:
     again = tmp_path / "again"
     assert built.run("build", "--out", str(again)).code == 0
@@ -586,6 +648,7 @@ def test_load_error_with_the_blocks_worker(site_project: Project, broken: str) -
     assert no_build_processes_left(site_project)
 
 
+@pytest.mark.repo_data
 def test_entry_json_beside_each_page(built: Project) -> None:
     whole = json.loads((built.site / "registry.json").read_text())["entries"]
     pages = sorted(built.site.glob("gb/gb*.html"))
@@ -598,7 +661,10 @@ def test_entry_json_beside_each_page(built: Project) -> None:
     assert entry == expected
     examples = state.pop("examples")
     # The state for the newest release of the examples, and what each example did per release.
-    assert state == {"release": "2.15.0", "state": state["state"], "last_release": "2.15.0"}
+    gb25, names = committed().entries["GB0025"], labels()
+    last = names[names.index(gb25.removed) - 1] if gb25.removed else names[-1]
+    newest = example_releases()[-1]
+    assert state == {"release": newest, "state": state["state"], "last_release": last}
     assert all(set(e) == {"kind", "needs", "outcomes"} for e in examples)
     assert 'href="gb0025.json"' in html(built, "gb/gb0025.html")
 

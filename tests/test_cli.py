@@ -44,6 +44,13 @@ COMMANDS = {
         "--download-timeout S",
         "--max-json MB",
     ],
+    "release add": [
+        "RELEASE",
+        "SOURCE",
+        "--max-download MB",
+        "--download-timeout S",
+        "--max-json MB",
+    ],
     "export-json": ["-o FILE, --output FILE"],
     "sync": [],
     "adopt": ["DIR", "--replace"],
@@ -74,7 +81,7 @@ def test_help_lists_every_command() -> None:
     result = gbsite("--help")
     assert result.returncode == 0
     listed = re.findall(r"^    (\S+)", result.stdout.split("positional arguments:")[1], re.M)
-    assert sorted(listed) == sorted(COMMANDS)
+    assert sorted(listed) == sorted({command.split()[0] for command in COMMANDS})
     for option in ("--version", "--root DIR", "--traceback"):
         assert re.search(rf"^  {re.escape(option)}\s", result.stdout, re.M), option
 
@@ -82,7 +89,7 @@ def test_help_lists_every_command() -> None:
 @pytest.mark.parametrize("command", COMMANDS)
 def test_command_help(command: str) -> None:
     """Each command's --help: its usage, what it does, and each option with its help."""
-    result = gbsite(command, "--help")
+    result = gbsite(*command.split(), "--help")
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.startswith(f"usage: gbsite {command} [-h]")
     _, description, *sections = result.stdout.split("\n\n")
@@ -91,6 +98,16 @@ def test_command_help(command: str) -> None:
     rows = re.findall(r"^  (\S.*?)(?:  +|\n {8,})(\S.*)$", "\n".join(sections), re.M)
     assert sorted(name for name, _ in rows) == sorted(["-h, --help", *COMMANDS[command]])
     assert all(len(help.split()) >= 2 for _, help in rows), rows
+
+
+def test_release_lists_its_actions() -> None:
+    result = gbsite("release", "--help")
+    assert result.returncode == 0
+    assert re.search(r"^    add +import a torch release's registry", result.stdout, re.M)
+    missing = gbsite("release")
+    assert missing.returncode == 2 and "the following arguments are required: ACTION" in (
+        missing.stderr
+    )
 
 
 def test_unknown_command_is_a_usage_error() -> None:

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import REPO, Project, fake_torch, line_of, page, upstream
+from conftest import (
+    REPO,
+    Project,
+    committed,
+    example_releases,
+    fake_torch,
+    ids_of,
+    labels,
+    line_of,
+    page,
+    snapshot_json,
+)
+from gbsite import releases
 from gbsite.docs import files as docs
 from gbsite.examples import annotations as examples
 from gbsite.examples import record
@@ -58,8 +69,8 @@ REPRO = (
 )
 
 
-def gb_type(gb_id: str) -> str:
-    data = yaml.safe_load((REPO / "registry" / "gb" / f"{gb_id}.yaml").read_text())
+def gb_type(project: Project, gb_id: str) -> str:
+    data = yaml.safe_load((project.registry / "gb" / f"{gb_id}.yaml").read_text())
     return str(data["history"][0]["gb_type"])
 
 
@@ -71,33 +82,39 @@ def coverage_json(project: Project, *args: str) -> dict[str, object]:
 
 
 def states(project: Project, release: str = "2.13.0") -> dict[str, str]:
+    """Each id's state with a release (of the HISTORY projects' examples by default)."""
     return {
         str(e["id"]): str(e["status"])
         for e in coverage_json(project, "--release", release)["ids"]  # type: ignore[attr-defined]
     }
 
 
+@pytest.mark.repo_data
 def test_every_id_of_the_release_has_one_state(project: Project) -> None:
-    """On the committed pages: the 517 ids of torch 2.13.0, each once; a page whose repro and
-    fix are all recorded as passing is verified, and nothing else is."""
-    data = coverage_json(project, "--release", "2.13.0")
-    assert data["release"] == "2.13.0"
+    """On the committed pages: every id of the first release of the examples (that of its
+    snapshot), each once; a page whose repro and fix are all recorded as passing is verified,
+    and nothing else is."""
+    first = example_releases()[0]
+    data = coverage_json(project, "--release", first)
+    assert data["release"] == first
     listed = [e["id"] for e in data["ids"]]  # type: ignore[attr-defined]
-    with gzip.open(upstream("2.13.0"), "rt", encoding="utf-8") as f:
-        assert listed == sorted(json.load(f)) and len(listed) == 517
+    label = releases.registry_label(first, committed().labels)
+    assert label is not None
+    assert listed == sorted(snapshot_json(label)) == ids_of(first)
     counts = data["counts"]
-    assert sum(counts.values()) == 517  # type: ignore[attr-defined]
+    assert sum(counts.values()) == len(listed)  # type: ignore[attr-defined]
     runs = record.read(REPO / "docs" / "verified-examples.yaml")
     for e in data["ids"]:  # type: ignore[attr-defined]
         path = REPO / "docs" / "gb" / f"{e['id'].lower()}.md"
         blocks = examples.blocks_of(e["id"], docs.read(path))
-        kinds = {b.kind for b in blocks if runs.passed(b.key, b.kind, "2.13.0")}
+        kinds = {b.kind for b in blocks if runs.passed(b.key, b.kind, first)}
         assert (e["status"] == "verified") == (kinds == {"gb-repro", "gb-fix"}), e
         assert len(e["blocks"]) == len(blocks)
     assert counts["verified"] >= 30  # type: ignore[index]
 
 
-def test_each_state_is_derived_from_its_page(project: Project) -> None:
+def test_each_state_is_derived_from_its_page(history: Project) -> None:
+    project = history
     page(project, "GB0033", INTERNAL)
     page(project, "GB0036", UNRAISED)
     page(project, "GB0037", ENVIRONMENT)
@@ -134,13 +151,18 @@ def test_each_state_is_derived_from_its_page(project: Project) -> None:
     assert project.run("check").code == 0
 
 
+@pytest.mark.repo_data
 def test_text_table_and_min_verified(project: Project) -> None:
+    newest = example_releases()[-1]
     result = project.run("coverage")
     assert result.code == 0
-    assert "coverage of the 592 ids of torch 2.15.0:" in result.out  # the newest by default
+    # The newest release of the examples by default, with the ids of its snapshot.
+    assert f"coverage of the {len(ids_of(newest))} ids of torch {newest}:" in result.out
     assert "verified" in result.out and "none" in result.out
     verified = coverage_json(project)["counts"]["verified"]  # type: ignore[index]
-    assert coverage_json(project, "--release", "2.14.0")["release"] == "2.14.1"
+    # An imported release stands for the release of the examples judged with it.
+    for release, label in releases.registry_labels(example_releases(), labels()).items():
+        assert coverage_json(project, "--release", label)["release"] == release
     assert project.run("coverage", "--min-verified", str(verified)).code == 0
     failed = project.run("coverage", "--min-verified", str(verified + 1))
     assert failed.code == 1 and f"fewer than --min-verified {verified + 1}" in failed.err
@@ -202,7 +224,8 @@ def test_text_table_and_min_verified(project: Project) -> None:
         "environment without a shown repro",
     ],
 )
-def test_check_rejects_a_bad_status_block(project: Project, block: str, message: str) -> None:
+def test_check_rejects_a_bad_status_block(history: Project, block: str, message: str) -> None:
+    project = history
     path = page(project, "GB0033", block)
     before = project.snapshot()
     result = project.run("check")
@@ -227,8 +250,9 @@ def cite(torch: Path, source: str, text: str) -> None:
 
 
 def test_cited_sources_are_checked_against_the_installed_torch(
-    project: Project, torch_pkg: tuple[str, Path]
+    history: Project, torch_pkg: tuple[str, Path]
 ) -> None:
+    project = history
     python, torch = torch_pkg
     internal = page(project, "GB0033", INTERNAL)
     environment = page(project, "GB0037", ENVIRONMENT)
@@ -256,11 +280,11 @@ def test_cited_sources_are_checked_against_the_installed_torch(
 
     # They do (one as implicitly concatenated literals, as torch often writes them); and the
     # unraised break's type is nowhere in the package.
-    words = gb_type("GB0037").split(" ", 1)
+    words = gb_type(project, "GB0037").split(" ", 1)
     cite(
         torch,
         "torch/_dynamo/variables/hooks.py",
-        f"def call_hook():\n    unimplemented(gb_type={gb_type('GB0033')!r})\n",
+        f"def call_hook():\n    unimplemented(gb_type={gb_type(project, 'GB0033')!r})\n",
     )
     cite(
         torch,
@@ -278,7 +302,7 @@ def test_cited_sources_are_checked_against_the_installed_torch(
     internal.write_text(internal.read_text().replace("Hook.missing", "HookVariable.call_hook"))
 
     # Declared unraised, but torch still has the type string somewhere.
-    cite(torch, "torch/_dynamo/late.py", f"MESSAGE = {gb_type('GB0036')!r}\n")
+    cite(torch, "torch/_dynamo/late.py", f"MESSAGE = {gb_type(project, 'GB0036')!r}\n")
     result = project.run(*run)
     assert result.code == 1
     assert (
@@ -287,11 +311,20 @@ def test_cited_sources_are_checked_against_the_installed_torch(
     ) in result.out
 
 
-def test_the_site_shows_each_state(project: Project) -> None:
+def test_the_site_shows_each_state(history: Project) -> None:
+    project = history
     page(project, "GB0012", "")  # nothing written yet
     page(project, "GB0033", INTERNAL)
     page(project, "GB0036", UNRAISED)
     page(project, "GB0037", ENVIRONMENT)
+    verified = page(project, "GB0003", REPRO.replace("gb0025", "gb0003"))
+    path = project.root / "docs" / "verified-examples.yaml"
+    runs = record.read(path)
+    for b in examples.blocks_of("GB0003", docs.read(verified)):
+        runs.rows[b.key] = record.Row(
+            "GB0003", b.kind, b.line, b.digest, {"2.13.0": record.passing(b.kind)}
+        )
+    record.write(path, runs)
     assert project.run("build").code == 0
 
     def badge(gb_id: str) -> str:
@@ -319,6 +352,7 @@ def test_the_site_shows_each_state(project: Project) -> None:
     assert '<tr><th scope="row">2.13.0</th><td class="num">517</td>' in dashboard
 
 
+@pytest.mark.repo_data
 def test_thin_pages_and_repeated_paragraphs_are_listed(project: Project) -> None:
     """The content figures of a content issue: a page's own prose, and boilerplate."""
     boilerplate = "If you see this break, please report it to PyTorch with the full log attached."
@@ -337,14 +371,15 @@ def test_thin_pages_and_repeated_paragraphs_are_listed(project: Project) -> None
     assert words["GB0033"] == len(boilerplate.split()) and words["GB0003"] > 60
 
 
-def test_unraised_is_judged_on_the_type_the_id_reported_in_that_release(tmp_path: Path) -> None:
+def test_unraised_is_judged_on_the_type_the_id_reported_in_that_release(
+    history: Project, tmp_path: Path
+) -> None:
     """GB0272's history keeps a wording it never reported in a release, which GB0276 uses now:
     finding that wording in torch says nothing about GB0272."""
-    from gbsite import config
     from gbsite.examples import status, torchsource
     from gbsite.registry import store as registry
 
-    reg = registry.load(config.load(REPO).registry_dir)
+    reg = registry.load(history.registry)
     entry = reg.entries["GB0272"]
     assert torchsource.reported_types(entry, reg.labels, "2.13.0+cpu") == {
         "Failed to make weakref to User Object when storing by ID"
@@ -356,9 +391,9 @@ def test_unraised_is_judged_on_the_type_the_id_reported_in_that_release(tmp_path
     torch = tmp_path / "torch"
     (torch / "_dynamo").mkdir(parents=True)
     raising = torch / "_dynamo" / "objects.py"
-    raising.write_text(f"gb_type = {gb_type('GB0276')!r}\n")
+    raising.write_text(f"gb_type = {gb_type(history, 'GB0276')!r}\n")
     found = torchsource.torch_problems(declared, reg, torchsource.TorchSource(torch), "2.13.0+cpu")
     assert found == []
-    raising.write_text(f"gb_type = {gb_type('GB0272')!r}\n")
+    raising.write_text(f"gb_type = {gb_type(history, 'GB0272')!r}\n")
     found = torchsource.torch_problems(declared, reg, torchsource.TorchSource(torch), "2.13.0+cpu")
     assert [p.message.split(",")[0] for p in found] == ["declared unraised"]

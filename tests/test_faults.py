@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project, make_project, page, upstream
+from conftest import Project, labels, make_project, page, snapshot
 from gbsite.docs.files import END_MARKER
 
 TIME_LIMIT = 60.0  # seconds any one command may take, on a loaded two-core machine
@@ -100,11 +100,12 @@ def restore(project: Project, saved: dict[Path, dict[str, bytes]]) -> None:
 
 
 def new_release(project: Project) -> Path:
-    """A snapshot after 2.15.0 in which every id's text changed: import rewrites every file."""
-    data = json.loads(gzip.decompress(upstream("2.15.0").read_bytes()))
+    """A snapshot after the newest in which every id's text changed: import rewrites every file.
+    (A release far in the future: no real one can have been imported before it.)"""
+    data = json.loads(gzip.decompress(snapshot(labels()[-1]).read_bytes()))
     for items in data.values():
         items[0]["Explanation"] += " (reworded)"
-    return project.write_upstream("torch-2.16.0.json", data)
+    return project.write_upstream("torch-99.0.0.json", data)
 
 
 @pytest.fixture(scope="module")
@@ -383,7 +384,7 @@ def test_hostile_registry_yaml(base: Project, case: str) -> None:
 
 
 def upstream_bytes() -> bytes:
-    return gzip.decompress(upstream("2.15.0").read_bytes())
+    return gzip.decompress(snapshot("2.15.0").read_bytes())
 
 
 def corrupt_wheel() -> bytes:
@@ -424,7 +425,7 @@ IMPORT_CASES: dict[str, tuple[str, Callable[[], bytes], list[str], str]] = {
     ),
     "truncated gzip": (
         "r.json.gz",
-        lambda: upstream("2.15.0").read_bytes()[:5000],
+        lambda: snapshot("2.15.0").read_bytes()[:5000],
         [],
         "ends before its data does",
     ),

@@ -1,4 +1,8 @@
-"""Search and `gbsite lookup` on real torch 2.13.0 logs (tests/data/logs) and typical queries."""
+"""Search and `gbsite lookup` on real torch 2.13.0 logs (tests/data/logs) and typical queries.
+
+What a query finds depends on every text of the registry, so the searches run on the registry
+of the HISTORY releases (conftest.py), which no later import changes; the committed registry's
+index is checked for what it must hold."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from typing import Any
 import pytest
 
 import lookup_shapes
-from conftest import DATA, REPO, Project
+from conftest import DATA, REPO, Project, committed, labels
 from gbsite.registry import store as registry
 from gbsite.registry.views import entry_views
 from gbsite.search import index, logs, rules
@@ -23,8 +27,8 @@ LOGS = sorted((DATA / "logs").glob("*.log"))
 
 
 @pytest.fixture(scope="module")
-def entries() -> list[SearchEntry]:
-    reg = registry.load(REPO / "registry")
+def entries(history_registry: Path) -> list[SearchEntry]:
+    reg = registry.load(history_registry)
     return index.entries_for(reg, entry_views(reg), {})
 
 
@@ -136,20 +140,24 @@ def test_contributor_text_is_searched(entries: list[SearchEntry]) -> None:
     assert ids(lookup("frobnicator", extra)) == ["GB0029"]
 
 
+@pytest.mark.repo_data
 def test_search_index_script(project: Project) -> None:
     assert project.run("build").code == 0
     script = (project.site / "assets" / "search-index.js").read_text()
     assert script.startswith("window.GBSITE_SEARCH={")
     data = json.loads(script[len("window.GBSITE_SEARCH=") :].rstrip().rstrip(";"))
-    assert len(data["entries"]) == 593
-    assert data["releases"][-1] == "2.15.0"
-    gb60 = next(row for row in data["entries"] if row[0] == "GB0060")
-    assert gb60[1] == "2.14.0"  # removed in
-    assert len(data["info"]) == 593  # contributed text, apart and last
+    reg = committed()
+    assert [row[0] for row in data["entries"]] == list(reg.entries)
+    assert data["releases"] == labels()
+    # removed in (or nothing), for every id
+    assert {row[0]: row[1] for row in data["entries"]} == {
+        gb_id: e.removed or 0 for gb_id, e in reg.entries.items()
+    }
+    assert len(data["info"]) == len(reg.entries)  # contributed text, apart and last
     assert list(data) == ["categories", "releases", "entries", "info", "rules"]
     entries = index.parse_index_js(script)
-    assert [e.id for e in entries][:2] == ["GB0000", "GB0001"]
-    assert next(e for e in entries if e.id == "GB0060").removed == "2.14.0"
+    assert [e.id for e in entries] == list(reg.entries)
+    assert {e.id: e.removed for e in entries} == {k: e.removed for k, e in reg.entries.items()}
     light = index.parse_index_js(script, info=False)
     assert [e._replace(info="") for e in entries] == light
     # Canned hints are left out (the categories carry them), keeping the index small.
@@ -159,14 +167,16 @@ def test_search_index_script(project: Project) -> None:
 # ---- the command line ------------------------------------------------------------------------
 
 
-def test_lookup_a_log_file(project: Project) -> None:
+def test_lookup_a_log_file(history: Project) -> None:
+    project = history
     result = project.run("lookup", str(DATA / "logs" / "multi.log"))
     assert result.code == 0
     assert re.findall(r"^(GB\d{4})  ", result.out, re.M) == ["GB0291", "GB0059", "GB0170", "GB0109"]
     assert "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html" in result.out
 
 
-def test_lookup_stdin_and_json(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lookup_stdin_and_json(history: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = history
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO("Graph Break Reason: Data-dependent branching\n"))
@@ -176,7 +186,8 @@ def test_lookup_stdin_and_json(project: Project, monkeypatch: pytest.MonkeyPatch
     assert match["id"] == "GB0170" and match["url"].endswith("/gb/gb0170.html")
 
 
-def test_lookup_words_and_nothing_found(project: Project) -> None:
+def test_lookup_words_and_nothing_found(history: Project) -> None:
+    project = history
     result = project.run("lookup", "--words", "unittest")
     assert result.code == 0 and result.out.startswith("GB0060  ")
     assert "(removed in 2.14.0)" in result.out
@@ -232,9 +243,10 @@ def test_every_graph_break_type_is_found_in_each_shape(
     assert missed == []
 
 
-def test_lookup_reads_the_built_index_while_it_is_fresh(project: Project) -> None:
+def test_lookup_reads_the_built_index_while_it_is_fresh(history: Project) -> None:
     """The CLI ranks the built site's index (contributed text included) while it is newer
     than every registry and docs file; after an edit it reads the registry."""
+    project = history
     from gbsite.docs import files as docs
 
     doc = project.docs / "gb0029.md"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project, make_project
+from conftest import Project, make_project, unknown_id
 from gbsite.docs import files as docs
 
 pytestmark = pytest.mark.slow
@@ -106,7 +106,7 @@ def test_serves_the_site(server: Server) -> None:
     status, page = server.get("gb/gb0025.html")
     assert status == 200 and "EventSource" in page  # live reload, injected when served
     assert "EventSource" not in (server.project.site / "gb" / "gb0025.html").read_text()
-    status, page = server.get("gb/gb9999.html")
+    status, page = server.get(f"gb/{unknown_id().lower()}.html")
     assert status == 404 and "Page not found" in page
 
 

@@ -179,15 +179,23 @@ def test_deploy_checks_and_builds_before_publishing() -> None:
     assert "git push" not in (REPO / ".github/workflows/deploy.yml").read_text()
 
 
-def test_sync_commits_only_after_check() -> None:
+def test_sync_commits_only_after_check_tests_and_build() -> None:
     data = load(REPO / ".github/workflows/sync.yml")
     assert "schedule" in data["on"] and "workflow_dispatch" in data["on"]
     runs = commands(REPO / ".github/workflows/sync.yml")
-    order = [
-        next(i for i, r in enumerate(runs) if r.startswith(c))
-        for c in ("gbsite import", "gbsite sync", "gbsite check", "git push")
-    ]
+    steps = (
+        "gbsite import",
+        "gbsite sync",
+        "gbsite check",
+        'python -m pytest -m "repo_data and not browser"',  # what tests/test_living.py runs
+        "gbsite build",
+        "git push",
+        "gh workflow run deploy.yml",
+    )
+    order = [next(i for i, r in enumerate(runs) if r.startswith(c)) for c in steps]
     assert order == sorted(order)
+    living = (REPO / "tests" / "test_living.py").read_text()
+    assert '"repo_data and not browser"' in living
     assert (
         "raw.githubusercontent.com/pytorch/pytorch/main/torch/_dynamo/graph_break_registry"
         ".json" in (REPO / ".github/workflows/sync.yml").read_text()

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from gbsite import releases as release_order
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
 from gbsite.examples import checking, coverage, outcomes
@@ -206,7 +207,7 @@ def preview_summary(
     else:
         pages = checking.read_pages(cfg, reg)
         record = rec.read(cfg.verified_file)
-        labels = coverage.registry_labels(releases, reg.labels)
+        labels = release_order.registry_labels(releases, reg.labels)
         lines += [
             f"{len(ids)} page(s) changed:",
             "",

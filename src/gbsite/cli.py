@@ -86,6 +86,14 @@ def build_parser() -> argparse.ArgumentParser:
         add("--out", type=Path, metavar="DIR", help="output folder (default: paths.output in "
             "gbsite.toml, site/)")
 
+    def limits(add: Add) -> None:
+        add("--max-download", type=_positive, default=4096, metavar="MB", help="refuse a "
+            "download or file larger than this (4096 MB)")
+        add("--download-timeout", type=_positive, default=900, metavar="S", help="give up on a "
+            "download not finished after this many seconds (900)")
+        add("--max-json", type=_positive, default=64, metavar="MB", help="refuse a registry "
+            "JSON larger than this once decompressed (64 MB)")
+
     add = parser.add_argument
     add("--version", action=_Version, nargs=0, help="show gbsite's version and exit")
     add("--root", type=Path, metavar="DIR", help="project folder (default: the nearest folder "
@@ -96,18 +104,39 @@ def build_parser() -> argparse.ArgumentParser:
     add = command("import", "gbsite.commands:import_snapshot",
         "import an upstream registry snapshot into registry/",
         "Import PyTorch's graph_break_registry.json (a file, an http(s) URL, or a PyTorch wheel) "
-        "into registry/, updating each id's release history. Import releases oldest first; "
-        "importing the same snapshot again changes nothing.")
+        "into registry/, updating each id's release history, and keep it as "
+        "registry/snapshots/LABEL.json.gz. Import releases oldest first; importing the same "
+        "snapshot again changes nothing.")
     add("source", help="registry JSON file, http(s) URL, or torch-*.whl")
     add("--label", help="release label, e.g. 2.15.0 or main@2026-11-20 (default: the version in "
         "a wheel's or torch-X.Y.Z.json file's name)")
     add("-v", "--verbose", action="store_true", help="list the ids that changed")
-    add("--max-download", type=_positive, default=4096, metavar="MB", help="refuse a download "
-        "or file larger than this (4096 MB)")
-    add("--download-timeout", type=_positive, default=900, metavar="S", help="give up on a "
-        "download not finished after this many seconds (900)")
-    add("--max-json", type=_positive, default=64, metavar="MB", help="refuse a registry JSON "
-        "larger than this once decompressed (64 MB)")
+    limits(add)
+
+    releases = sub.add_parser("release", help="add a torch release to the examples",
+        description="The torch releases the examples run against ([examples] releases in "
+        "gbsite.toml).")
+    release_actions = releases.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def release(name: str, run: str, help: str, description: str) -> Add:
+        p = release_actions.add_parser(name, help=help, description=description)
+        p.set_defaults(handler=_lazy(*run.split(":")))
+        return p.add_argument
+
+    add = release("add", "gbsite.commands:release_add",
+        "import a torch release's registry and add it to the releases of the examples",
+        "Import the registry of torch RELEASE (from SOURCE, or from the release's wheel, which "
+        "pip downloads: about 140 MB), add RELEASE to [examples] releases in gbsite.toml (its "
+        "comments and layout kept) and write docs/gb/ for it, as `gbsite sync` does. All or "
+        "nothing: on any error registry/ and gbsite.toml are left as they were. A release "
+        "listed already and imported, or older than the newest listed, is refused; one listed "
+        "but not imported is imported. What the examples do with RELEASE is left to CI "
+        "(`gbsite check --examples --torch RELEASE --changed`).")
+    add("release", metavar="RELEASE", help="the torch release, e.g. 2.16.0")
+    add("source", nargs="?", metavar="SOURCE", help="its registry: JSON file (or .json.gz), "
+        "http(s) URL or torch-*.whl, as `gbsite import` takes (default: download the wheel "
+        "with pip)")
+    limits(add)
 
     add = command("export-json", "gbsite.commands:export_json",
         "write the newest snapshot back in upstream JSON shape",
@@ -139,8 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
         "validate registry and docs without writing (exit 1 if problems)",
         "Validate the registry and docs/gb/ without writing anything: out-of-date or missing "
         "docs, text written outside the ADDITIONAL INFORMATION block, marker errors, docs for "
-        "unknown ids, unknown GBxxxx ids mentioned or linked (gbXXXX.md) in blocks. Exit 0 when "
-        "clean, 1 when problems were found, 2 when the check could not run.")
+        "unknown ids, unknown GBxxxx ids mentioned or linked (gbXXXX.md) in blocks, snapshots "
+        "missing or not matching sources.yaml, releases of the examples that are not imported. "
+        "Exit 0 when clean, 1 when problems were found, 2 when the check could not run.")
     add("--examples", action="store_true", help="run the gb-repro and gb-fix blocks of docs/gb/ "
         "against torch (see README)")
     add("ids", nargs="*", metavar="GBxxxx", help="with --examples: only these pages")

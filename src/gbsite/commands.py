@@ -8,22 +8,21 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
 from gbsite.fs import transaction
 from gbsite.registry import store as registry
 
+if TYPE_CHECKING:
+    from gbsite.registry import fetch
+
 
 def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
-    from gbsite.registry import fetch, importer
+    from gbsite.registry import importer
 
-    limits = fetch.Limits(
-        download=int(args.max_download * fetch.MB),
-        seconds=args.download_timeout,
-        expanded=int(args.max_json * fetch.MB),
-    )
-    snapshot = importer.read_source(args.source, limits)
+    snapshot = importer.read_source(args.source, _limits(args))
     # All or nothing: the new registry/ is staged beside the old one and swapped in whole.
     with transaction.writing(cfg.registry_dir, "import"):
         reg = registry.load(cfg.registry_dir, must_exist=False)
@@ -32,7 +31,7 @@ def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
             print(f"{args.source}: {result.skipped_reason}")
             return 0
         with transaction.replacing(cfg.registry_dir) as stage:
-            written = registry.save(new, stage)
+            written = registry.save(new, stage, snapshots={result.label: snapshot.data})
     print(
         f"imported {result.label}: {len(snapshot.texts)} ids "
         f"({len(result.added)} new, {len(result.changed)} changed, {len(result.removed)} removed); "
@@ -45,6 +44,108 @@ def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
     ):
         if ids and args.verbose:
             print(f"  {title}: {' '.join(ids)}")
+    return 0
+
+
+def _limits(args: argparse.Namespace) -> fetch.Limits:
+    from gbsite.registry import fetch
+
+    return fetch.Limits(
+        download=int(args.max_download * fetch.MB),
+        seconds=args.download_timeout,
+        expanded=int(args.max_json * fetch.MB),
+    )
+
+
+def release_add(cfg: Config, args: argparse.Namespace) -> int:
+    """`gbsite release add R [SOURCE]`: import release R's registry, add R to gbsite.toml's
+    [examples] releases and sync docs/gb/. All or nothing for registry/ and gbsite.toml:
+    everything that can be refused is, before the first write; gbsite.toml is written while the
+    new registry/ is staged, and put back if the swap fails. The examples' outcomes for R are
+    left to CI (`gbsite check --examples --torch R --changed`)."""
+    import tempfile
+
+    from gbsite import config, releases
+    from gbsite.docs import sync
+    from gbsite.fs.files import write_atomic
+    from gbsite.registry import fetch, importer
+
+    release, listed = args.release, cfg.example_releases
+    if not config.RELEASE.fullmatch(release):
+        raise GbsiteError(f"{release!r} is not a torch release such as 2.16.0")
+    text = cfg.file.read_text(encoding="utf-8")
+    new_text: str | None = None  # gbsite.toml as it will be; None: it lists R already
+    if release in listed:
+        # Listed but not imported (listed by hand, or an add cut short): import it only.
+        imported = registry.load(cfg.registry_dir, must_exist=False).labels
+        if releases.registry_label(release, imported) is not None:
+            where = releases.line_of(text, release)
+            raise GbsiteError.at(
+                cfg.file, where, f"{release} is a release of the examples already, and imported"
+            )
+    elif releases.order(release) < releases.order(listed[-1]):
+        raise GbsiteError(
+            f"{release} is older than {listed[-1]}, the newest release of the examples: "
+            "releases are added oldest first"
+        )
+    else:
+        new_text = releases.with_release(text, release, listed)
+        if config.load(cfg.root, text=new_text).example_releases != (*listed, release):
+            raise GbsiteError.at(
+                cfg.file,
+                None,
+                f"cannot add {release} to [examples] releases in this file's layout; add it "
+                f"by hand, then run gbsite release add {release}",
+            )
+    limits = _limits(args)
+    if args.source:
+        snapshot = importer.read_source(args.source, limits)
+    else:
+        with tempfile.TemporaryDirectory(prefix="gbsite-wheel-") as folder:
+            print(f"downloading the torch {release} wheel with pip (about 140 MB)")
+            wheel = fetch.torch_wheel(release, Path(folder), limits)
+            snapshot = importer.read_source(str(wheel), limits)
+    named = snapshot.label  # from a wheel's or file's name
+    if named is not None and releases.version(named) is not None and named != release:
+        raise GbsiteError(f"{args.source}: this is torch {named}, not {release}")
+    with (
+        transaction.writing(cfg.registry_dir, "release add"),
+        transaction.writing(cfg.docs_dir, "release add"),
+    ):
+        reg = registry.load(cfg.registry_dir, must_exist=False)
+        new, result = importer.import_snapshot(reg, snapshot, release)
+        planned = sync.plan(cfg, new)  # docs that cannot be synced stop it before any write
+        if planned.problems:
+            raise GbsiteError(planned.problems)
+        wrote_toml = False
+        try:
+            with transaction.replacing(cfg.registry_dir) as stage:
+                if not result.skipped_reason:
+                    registry.save(new, stage, snapshots={release: snapshot.data})
+                if new_text is not None:
+                    write_atomic(cfg.file, new_text.encode("utf-8"))  # then the swap
+                    wrote_toml = True
+        except BaseException:
+            if wrote_toml:
+                write_atomic(cfg.file, text.encode("utf-8"))
+            raise
+        sync.remove_stale_temp_files(cfg.docs_dir)
+        written = sync.apply(cfg.docs_dir, planned)
+    what = result.skipped_reason or (
+        f"{len(snapshot.texts)} ids ({len(result.added)} new, {len(result.changed)} changed, "
+        f"{len(result.removed)} removed)"
+    )
+    print(f"release add {release}: registry: {what}")
+    print(
+        f"  gbsite.toml: [examples] releases = {', '.join((*listed, release))}"
+        if new_text is not None
+        else f"  gbsite.toml lists {release} already"
+    )
+    print(f"  docs/gb: {len(written)} written ({len(planned.created)} new)")
+    print(
+        f"  next: commit; CI records what the examples do with torch {release} "
+        f"(gbsite check --examples --torch {release} --changed)"
+    )
     return 0
 
 
@@ -110,14 +211,18 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
         from gbsite.examples import command
 
         return command.check(cfg, args)
+    from gbsite import releases
     from gbsite.docs import sync
     from gbsite.examples import checking
     from gbsite.report import report
 
     reg = registry.load(cfg.registry_dir)
     result = sync.plan(cfg, reg)
-    problems = sync.check_problems(cfg, result) + checking.page_problems(
-        result.blocks, reg, cfg.example_releases
+    problems = (
+        registry.snapshot_problems(cfg.registry_dir, reg.sources)
+        + releases.problems(cfg.file, cfg.example_releases, reg.labels)
+        + sync.check_problems(cfg, result)
+        + checking.page_problems(result.blocks, reg, cfg.example_releases)
     )
     notes: list[str] = []
     if args.record and not problems:

@@ -31,7 +31,7 @@ LIST_DEFAULTS: dict[str, dict[str, tuple[str, ...]]] = {
     # The torch releases the examples of docs/gb/ run against (`gbsite check --examples --torch`)
     "examples": {"releases": ("2.13.0", "2.14.1", "2.15.0")},
 }
-_RELEASE = re.compile(r"\d+\.\d+\.\d+")
+RELEASE = re.compile(r"\d+\.\d+\.\d+")  # a release of the examples
 
 
 class Config(NamedTuple):  # not a dataclass: see errors.Problem
@@ -68,11 +68,13 @@ def _line_of(text: str, key: str) -> int | None:
     return text.count("\n", 0, match.start()) + 1 if match else None
 
 
-def load(root: Path | None = None) -> Config:
+def load(root: Path | None = None, text: str | None = None) -> Config:
+    """The project's settings, validated. With `text`, that is read as gbsite.toml's content
+    (to validate an edit before it is written)."""
     root = (root or find_root(Path.cwd())).resolve()
     file = root / CONFIG_NAME
     try:
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8") if text is None else text
     except FileNotFoundError:
         raise GbsiteError.at(file, None, "not found; is this a gbsite project?") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -159,7 +161,7 @@ def _lists(
         if (
             not isinstance(item, list)
             or not item
-            or not all(isinstance(r, str) and _RELEASE.fullmatch(r) for r in item)
+            or not all(isinstance(r, str) and RELEASE.fullmatch(r) for r in item)
         ):
             problems.append(
                 Problem(f'{table}.{key} must be a list of releases such as ["2.13.0"]', file, where)

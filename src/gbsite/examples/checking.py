@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gbsite import releases as release_order
 from gbsite.config import Config
 from gbsite.docs import files as docs
 from gbsite.errors import GbsiteError, Problem, display_path
@@ -129,7 +130,7 @@ def home_release(entry: Entry | None, labels: list[str], releases: tuple[str, ..
     """The oldest example release whose registry has the id: where its blocks must do what they
     promise. (With a later torch a repro may stop breaking: that is recorded, not a failure.)"""
     if entry is not None:
-        for release, label in coverage.registry_labels(releases, labels).items():
+        for release, label in release_order.registry_labels(releases, labels).items():
             if coverage.in_release(entry, labels, label):
                 return release
     return releases[0]
@@ -353,7 +354,7 @@ def coverage_of(cfg: Config, reg: Registry, release: str | None) -> Coverage:
     """The coverage of a release: an example release (2.14.1), or an imported one (2.14.0,
     judged with the example release that maps to it). Default: the newest example release."""
     releases = cfg.example_releases
-    labels = coverage.registry_labels(releases, reg.labels)
+    labels = release_order.registry_labels(releases, reg.labels)
     if release is None:
         release = max(labels, key=releases.index) if labels else reg.labels[-1]
     elif release not in labels:

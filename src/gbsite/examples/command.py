@@ -93,7 +93,14 @@ def _summary(cfg: Config, check: checking.ExampleCheck, format: str) -> None:
 
 def coverage(cfg: Config, args: argparse.Namespace) -> int:
     """Print the coverage of a release; 1 when fewer ids than --min-verified are verified."""
-    found = checking.coverage_of(cfg, registry.load(cfg.registry_dir), args.release)
+    from gbsite import releases
+
+    reg = registry.load(cfg.registry_dir)
+    # A release of the examples that is not imported would be counted as "verified 0".
+    unimported = releases.problems(cfg.file, cfg.example_releases, reg.labels)
+    if unimported:
+        raise GbsiteError(unimported)
+    found = checking.coverage_of(cfg, reg, args.release)
     print(found.json() if args.format == "json" else found.text(list_none=args.list))
     verified = found.counts["verified"]
     if args.min_verified is not None and verified < args.min_verified:

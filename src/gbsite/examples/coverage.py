@@ -18,10 +18,10 @@ validates declarations against the page (read_page: blocks that agree); `gbsite 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from gbsite import releases as releases_
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
 from gbsite.examples import record as runs
@@ -29,6 +29,7 @@ from gbsite.examples.annotations import Block, blocks_of, scan
 from gbsite.examples.record import Record
 from gbsite.examples.status import STATUS_INFO, STATUS_KIND, Declaration, read_declaration
 from gbsite.registry.model import Entry, Registry
+from gbsite.releases import order
 
 STATES = ("verified", "fixed", "pending", "environment", "internal", "unraised", "none")
 # What each state means to a reader: a title and a sentence, for the dashboard.
@@ -119,21 +120,15 @@ class Page:
     def declared_for(self, release: str) -> Declaration | None:
         """The status block that holds with `release`: the newest one whose `since:` it has
         reached, unless blocks written for a newer torch (`since=`) come after it."""
-        key = release_key(release)
+        key = order(release)
         start: tuple[int, ...] = ()
         declared = self.declaration
         for since, d in [(b.since, None) for b in self.blocks if b.since] + [
             (str(d.since), d) for d in self.later
         ]:
-            if start < release_key(since) <= key:
-                start, declared = release_key(since), d
+            if start < order(since) <= key:
+                start, declared = order(since), d
         return declared
-
-
-def release_key(release: str) -> tuple[int, ...]:
-    """2.14.1 -> (2, 14, 1), for comparing releases; other labels (main@2026-11-21) by their
-    digits."""
-    return tuple(int(n) for n in re.findall(r"\d+", release))
 
 
 def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
@@ -175,9 +170,7 @@ def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
         if b.since and b.since in starts
     ]
     declared = next((d for d in declarations if d.since is None), None)
-    later = tuple(
-        sorted((d for d in declarations if d.since), key=lambda d: release_key(str(d.since)))
-    )
+    later = tuple(sorted((d for d in declarations if d.since), key=lambda d: order(str(d.since))))
     shown = [b for b in blocks if not b.runnable]
     if declared is None:
         problems += [
@@ -245,7 +238,7 @@ def since_problems(
                         line,
                     )
                 )
-            elif release_key(since) <= release_key(home):
+            elif order(since) <= order(home):
                 problems.append(
                     Problem(
                         f"since {since}: {page.id}'s examples are for torch "
@@ -341,18 +334,6 @@ def in_release(entry: Entry, labels: list[str], release: str) -> bool:
     return entry.removed is None or labels.index(entry.removed) > index
 
 
-def registry_labels(releases: Iterable[str], labels: list[str]) -> dict[str, str]:
-    """Each example release's registry label: the newest imported release not newer than it
-    (2.14.1 -> 2.14.0). Releases older than every import are left out."""
-
-    out: dict[str, str] = {}
-    for release in releases:
-        older = [label for label in labels if release_key(label) <= release_key(release)]
-        if older:
-            out[release] = max(older, key=release_key)
-    return out
-
-
 def read_pages(docs: dict[str, Doc], known: Container[str]) -> dict[str, Page]:
     """Every page with a block; all problems of all pages raise together. `known`: the
     registry's ids (its entries)."""
@@ -379,7 +360,7 @@ def coverage(
 ) -> list[PageCoverage]:
     """The state of every id of an example release, by id."""
     labels = registry.labels
-    label = registry_labels([release], labels)[release]
+    label = releases_.registry_labels([release], labels)[release]
     return [
         page_coverage(pages.get(gb_id), gb_id, record, release, releases)
         for gb_id, entry in registry.entries.items()

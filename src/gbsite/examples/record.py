@@ -28,6 +28,7 @@ from gbsite.errors import GbsiteError
 from gbsite.fs.files import check_input, write_if_changed
 from gbsite.fs.lock import locked
 from gbsite.registry import yamlio
+from gbsite.releases import order
 
 # What a block did with one release's torch.
 BREAKS = "breaks"  # a gb-repro broke (or, with fullgraph=false, logged a break) with its id
@@ -184,15 +185,12 @@ def _read_first_format(path: Path, entries: object) -> Record:
 def write(path: Path, record: Record) -> bool:
     """Write the record, blocks in the order of their pages; False when nothing changed."""
 
-    def version_key(release: str) -> tuple[int, ...]:
-        return tuple(int(n) for n in re.findall(r"\d+", release))
-
     blocks = [
         {
             "id": row.id,
             "kind": row.kind,
             "sha256": row.sha256,
-            "outcomes": {r: row.outcomes[r] for r in sorted(row.outcomes, key=version_key)},
+            "outcomes": {r: row.outcomes[r] for r in sorted(row.outcomes, key=order)},
         }
         # By page; within one, as the rows come (updated(): as the page has its blocks; read():
         # as the file has them), so that a read and a write change nothing.

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from gbsite.errors import Problem
 from gbsite.examples import record as runs
-from gbsite.examples.coverage import in_release, registry_labels
+from gbsite.examples.coverage import in_release
 from gbsite.examples.status import Declaration
 from gbsite.registry.model import Entry, Registry
+from gbsite.releases import registry_labels
 
 
 class TorchSource:

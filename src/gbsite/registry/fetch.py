@@ -120,3 +120,58 @@ def wheel_member(where: Path, data: bytes, member: str, limits: Limits) -> bytes
         ) from None
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
         raise GbsiteError.at(where, None, f"not a valid wheel (zip) file: {exc}") from None
+
+
+# Any wheel of a release holds the same registry: ask pip for a macOS one, the smallest (~140 MB;
+# a Linux one brings CUDA), whatever machine this runs on.
+WHEEL_PLATFORM = ("--platform", "macosx_14_0_arm64", "--python-version", "3.12")
+
+
+def torch_wheel(release: str, folder: Path, limits: Limits) -> Path:
+    """Download the wheel of torch `release` into `folder` with pip (this Python's), within
+    limits.seconds; every failure is one line."""
+    import os
+    import subprocess
+    import sys
+
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        *WHEEL_PLATFORM,
+        "--disable-pip-version-check",
+        "--quiet",
+        f"torch=={release}",
+        "-d",
+        str(folder),
+    ]
+    # The version is exact: a constraints file in the user's pip configuration (which may cap
+    # torch, as on machines that keep an older one) must not apply.
+    env = {**os.environ, "PIP_CONSTRAINT": os.devnull}
+    try:
+        proc = subprocess.run(
+            command, capture_output=True, text=True, env=env, timeout=limits.seconds
+        )
+    except subprocess.TimeoutExpired:
+        raise GbsiteError(
+            f"cannot download torch {release} with pip: not finished after {limits.seconds:.0f} s; "
+            "raise the limit with --download-timeout"
+        ) from None
+    except OSError as exc:
+        raise GbsiteError(f"cannot run pip to download torch {release}: {exc.strerror}") from None
+    wheels = sorted(folder.glob("torch-*.whl"))
+    if proc.returncode != 0 or not wheels:
+        lines = [
+            ln.strip()
+            for ln in (proc.stderr or proc.stdout).splitlines()
+            if ln.strip() and not ln.lstrip().startswith("WARNING:")
+        ]
+        why = lines[-1] if lines else f"pip exited with status {proc.returncode}"
+        raise GbsiteError(
+            f"cannot download torch {release} with pip: {why} (is {release} released? give the "
+            "registry as SOURCE otherwise)"
+        )
+    return wheels[0]

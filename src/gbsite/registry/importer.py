@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gbsite import releases
 from gbsite.errors import GbsiteError, Problem
 from gbsite.registry import fetch
 from gbsite.registry.model import GB_ID, Entry, Registry, Revision, Source, Text
@@ -21,9 +22,6 @@ from gbsite.registry.validate import LABEL
 
 WHEEL_MEMBER = "torch/_dynamo/graph_break_registry.json"
 UPSTREAM_KEYS = ("Gb_type", "Context", "Explanation", "Hints")
-_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?(?:(a|b|rc)(\d+))?")
-_DATED = re.compile(r"[A-Za-z]+@(\d{4}-\d{2}-\d{2})")
-_PRE = {"a": 0, "b": 1, "rc": 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +32,7 @@ class UpstreamSnapshot:
     label: str | None  # inferred from a wheel or file name, if possible
     sha256: str
     texts: dict[str, list[Text]]
+    data: bytes = b""  # the JSON itself, kept in registry/snapshots/ by the import
 
     @property
     def items(self) -> int:
@@ -50,9 +49,16 @@ class ImportResult:
 
 
 def _label_from_name(name: str) -> str | None:
-    """`torch-2.15.0-cp312-...whl` or `torch-2.15.0.json` -> `2.15.0` (local `+cpu` dropped)."""
+    """`torch-2.15.0-cp312-...whl` or `torch-2.15.0.json` -> `2.15.0` (local `+cpu` dropped);
+    a snapshot kept in registry/snapshots/ is named by its label: `2.15.0.json.gz`,
+    `main@2026-11-20.json.gz`."""
     match = re.match(r"torch-(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?)(?:\+[\w.]+)?[-.]", name)
-    return match.group(1) if match else None
+    if match:
+        return match.group(1)
+    stem = re.sub(r"\.json(\.gz)?$", "", name)
+    if stem != name and (releases.version(stem) or releases.date(stem)):
+        return stem
+    return None
 
 
 def read_source(source: str, limits: fetch.Limits | None = None) -> UpstreamSnapshot:
@@ -82,7 +88,8 @@ def read_source(source: str, limits: fetch.Limits | None = None) -> UpstreamSnap
     elif len(data) > limits.expanded:
         raise GbsiteError.at(where, None, "larger than --max-json; is it a registry?")
     texts = parse_registry_json(where, data)
-    return UpstreamSnapshot(source, _label_from_name(name), hashlib.sha256(data).hexdigest(), texts)
+    sha256 = hashlib.sha256(data).hexdigest()
+    return UpstreamSnapshot(source, _label_from_name(name), sha256, texts, data)
 
 
 def _read_file(path: Path, limits: fetch.Limits) -> bytes:
@@ -212,18 +219,11 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def _version_key(label: str) -> tuple[int, ...] | None:
-    match = _VERSION.fullmatch(label.split("+")[0])
-    if match is None:
-        return None
-    major, minor, patch, pre, pre_n = match.groups()
-    pre_key = (_PRE[pre], int(pre_n)) if pre else (3, 0)  # a < b < rc < final
-    return (int(major), int(minor), int(patch or 0), *pre_key)
-
-
 def check_order(registry: Registry, label: str) -> None:
-    """Refuse a snapshot older than one already imported: its lifecycle would be wrong."""
-    for kind, key in (("release", _version_key), ("snapshot", _dated_key)):
+    """Refuse a snapshot older than one already imported: its lifecycle would be wrong. Releases
+    are compared with releases and dated snapshots with dated snapshots: a release comes out
+    after snapshots of main that are newer than its branch, and is imported after them."""
+    for kind, key in (("release", releases.version), ("snapshot", releases.date)):
         new = key(label)
         if new is None:
             continue
@@ -233,13 +233,8 @@ def check_order(registry: Registry, label: str) -> None:
                 f"cannot import {kind} {label} after {newer[-1]}: snapshots must be imported "
                 "oldest first, because each id's lifecycle is derived from the import order. "
                 "To insert an older release, import all of them again in order into an empty "
-                "registry (see README, 'Rebuilding the registry')."
+                "registry (see README, 'Importing a registry')."
             )
-
-
-def _dated_key(label: str) -> tuple[int, ...] | None:
-    match = _DATED.fullmatch(label)
-    return tuple(int(part) for part in match.group(1).split("-")) if match else None
 
 
 def merge(
@@ -311,15 +306,18 @@ def import_snapshot(
     if not LABEL.fullmatch(label):
         raise GbsiteError(f"--label {label!r}: use letters, digits and . + _ @ - only")
     for source in registry.sources:
-        if source.sha256 == snapshot.sha256:
-            return registry, ImportResult(
-                label, [], [], [], f"identical to {source.label}, already imported; nothing to do"
-            )
-        if source.label == label:
+        if source.label == label and source.sha256 != snapshot.sha256:
             raise GbsiteError(
                 f"{snapshot.origin}: a different snapshot was already imported as {label}; "
                 "choose another --label"
             )
+    same = [s.label for s in registry.sources if s.sha256 == snapshot.sha256]
+    # A snapshot seen before changes nothing, unless it is a release not imported yet: the
+    # examples need every release as a label, even one whose registry equals a snapshot of main.
+    if same and (label in same or releases.version(label) is None):
+        return registry, ImportResult(
+            label, [], [], [], f"identical to {same[-1]}, already imported; nothing to do"
+        )
     check_order(registry, label)
     return merge(registry, snapshot, label)
 

@@ -5,6 +5,7 @@ Layout (documented in registry/README.md, with JSON Schemas in registry/schema/)
     registry/sources.yaml      the imported snapshots, oldest first
     registry/categories.yaml   categories and the canned hint texts that identify them
     registry/gb/GB0000.yaml    one file per id: lifecycle and every text it ever had
+    registry/snapshots/L.json.gz   each imported snapshot's JSON as it came, gzipped, by label
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ SOURCES_FILE = "sources.yaml"
 CATEGORIES_FILE = "categories.yaml"
 ENTRIES_DIR = "gb"
 ENTRY_FILE = re.compile(r"(GB[0-9]{4})\.yaml")
+SNAPSHOTS_DIR = "snapshots"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,12 +1,17 @@
 """Reading and writing `registry/` (layout in model.py, each file's rules in validate.py).
 
 Loading validates every file, then checks them against each other, and reports every problem
-as `path:line: message`. Saving writes only files whose bytes changed.
+as `path:line: message`. Saving writes only files whose bytes changed. The snapshots kept in
+`registry/snapshots/` are checked by `gbsite check` only (snapshot_problems): nothing else reads
+them, and every command loads the registry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import struct
+import zlib
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +21,7 @@ from gbsite.registry import validate, yamlio
 from gbsite.registry.model import (
     CATEGORIES_FILE,
     ENTRY_FILE,
+    SNAPSHOTS_DIR,
     SOURCES_FILE,
     Category,
     Entry,
@@ -174,18 +180,84 @@ def sources_yaml(sources: list[Source]) -> str:
     return yamlio.dump(data, SOURCES_HEADER)
 
 
+def snapshot_path(folder: Path, label: str) -> Path:
+    """Where the snapshot imported as `label` is kept (labels are safe file names: LABEL)."""
+    return folder / SNAPSHOTS_DIR / f"{label}.json.gz"
+
+
+def compress(data: bytes) -> bytes:
+    """`data` as a gzip file whose bytes depend on `data` alone: no file name, time 0, the best
+    level (gzip.compress writes the same, but its header has changed between Python versions).
+    So importing the same snapshot gives the same file, and git sees no change."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflate.compress(data) + deflate.flush()
+    # magic, deflate, no flags, mtime 0, "best compression", OS unknown (RFC 1952)
+    header = b"\x1f\x8b\x08\x00" + b"\x00\x00\x00\x00" + b"\x02\xff"
+    return header + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+
+
+def snapshot_problems(folder: Path, sources: list[Source]) -> list[Problem]:
+    """Every source of sources.yaml has its snapshot, whose JSON has the sha256 listed there,
+    and the folder holds nothing else: the snapshots are what the registry is rebuilt from."""
+    from gbsite.registry import fetch
+
+    problems: list[Problem] = []
+    listed: set[str] = set()
+    for source in sources:
+        path = snapshot_path(folder, source.label)
+        listed.add(path.name)
+        if not path.exists():
+            problems.append(
+                Problem(
+                    f"missing: the snapshot imported as {source.label} (in sources.yaml); "
+                    "restore it from git, or import that snapshot again into a new registry",
+                    path,
+                )
+            )
+            continue
+        try:
+            check_input(path)
+            data = fetch.gunzip(path, path.read_bytes(), fetch.Limits())
+        except GbsiteError as exc:
+            problems += exc.problems
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != source.sha256:
+            problems.append(
+                Problem(
+                    f"corrupt: its JSON has sha256 {digest[:12]}..., sources.yaml lists "
+                    f"{source.sha256[:12]}... for {source.label}; restore it from git",
+                    path,
+                )
+            )
+    extra = folder / SNAPSHOTS_DIR
+    for path in sorted(extra.iterdir()) if extra.is_dir() else []:
+        if path.name not in listed and not path.name.startswith("."):
+            problems.append(
+                Problem("not the snapshot of a source in sources.yaml; remove it", path)
+            )
+    return problems
+
+
 def save(
-    registry: Registry, folder: Path, on_write: Callable[[Path], None] | None = None
+    registry: Registry,
+    folder: Path,
+    on_write: Callable[[Path], None] | None = None,
+    snapshots: Mapping[str, bytes] | None = None,
 ) -> list[Path]:
-    """Write every file whose bytes changed. Entries first, sources.yaml last: it is the record
-    of what was imported, so it only claims a snapshot once the entries reflect it."""
+    """Write every file whose bytes changed, and `snapshots` (label -> the JSON imported) into
+    registry/snapshots/. Entries and snapshots first, sources.yaml last: it is the record of
+    what was imported, so it only claims a snapshot once the entries reflect it."""
     written: list[Path] = []
     targets = [
-        (folder / ENTRIES_DIR / f"{e.id}.yaml", entry_yaml(e)) for e in registry.entries.values()
+        (folder / ENTRIES_DIR / f"{e.id}.yaml", entry_yaml(e).encode("utf-8"))
+        for e in registry.entries.values()
     ]
-    targets.append((folder / SOURCES_FILE, sources_yaml(registry.sources)))
-    for path, text in targets:
-        if write_if_changed(path, text.encode("utf-8")):
+    for label, data in (snapshots or {}).items():
+        targets.append((snapshot_path(folder, label), compress(data)))
+    targets.append((folder / SOURCES_FILE, sources_yaml(registry.sources).encode("utf-8")))
+    for path, data in targets:
+        if write_if_changed(path, data):
             written.append(path)
             if on_write is not None:
                 on_write(path)

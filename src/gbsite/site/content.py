@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gbsite import releases as release_order
 from gbsite import urls
 from gbsite.config import Config
 from gbsite.docs.files import Doc
@@ -214,7 +215,7 @@ class EntryPages:
         self.examples = examples
         self.labels = registry.labels
         # Each example release's registry label (2.14.1 -> 2.14.0).
-        self.release_labels = coverage.registry_labels(examples.releases, self.labels)
+        self.release_labels = release_order.registry_labels(examples.releases, self.labels)
         self.docs_dir = cfg.docs_dir.relative_to(cfg.root).as_posix()
 
     def _in(self, entry: Entry, release: str) -> bool:

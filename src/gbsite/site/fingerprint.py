@@ -23,6 +23,7 @@ from pathlib import Path
 
 from gbsite.config import Config
 from gbsite.fs.files import input_files
+from gbsite.registry.model import SNAPSHOTS_DIR
 
 MARKER = ".gbsite-output"
 _HEADER = "written by gbsite build; this folder is replaced on every build\n"
@@ -91,9 +92,14 @@ def _listed(
     `since`, its lists with the changed files added or taken out, when each is a plain file (or
     gone) in the input folders; anything else (a folder, a link...): the folders listed again."""
     folders = (cfg.registry_dir, cfg.templates_dir, cfg.docs_dir)
+    # The snapshots kept in registry/ are not read by the build (an import that adds one also
+    # changes sources.yaml), and hashing them would cost more with every import.
+    snapshots = cfg.registry_dir / SNAPSHOTS_DIR
     if since is not None and all(_plain(cfg, path, folders) for path in changed):
         code, sources, docs = (list(group) for group in since.listed)
         for path in changed:
+            if path.is_relative_to(snapshots):
+                continue
             group = docs if path.is_relative_to(cfg.docs_dir) else sources
             if path in group:
                 group.remove(path)
@@ -103,7 +109,7 @@ def _listed(
     sources = [
         cfg.file,
         *([cfg.verified_file] if cfg.verified_file.exists() else []),
-        *_files(cfg.registry_dir, cfg.root),
+        *(p for p in _files(cfg.registry_dir, cfg.root) if not p.is_relative_to(snapshots)),
         *_files(cfg.templates_dir, cfg.root),
     ]
     # Our own code counts too, but not the bytecode Python caches next to it.

@@ -21,18 +21,27 @@ if TYPE_CHECKING:
 
 
 def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Problem]) -> Inputs:
-    from gbsite.examples import coverage, record
+    from gbsite import releases as gb_releases
+    from gbsite.examples import record
     from gbsite.registry import store
     from gbsite.registry.views import entry_views
 
     if cache.shared is None:  # else: the registry, record and settings are those of last time
         registry = store.load(cfg.registry_dir, read=snapshot.read)
+        # A release of the examples must be imported: its pages would say "verified 0" else.
+        unimported = gb_releases.problems(
+            cfg.file, cfg.example_releases, registry.labels, read=snapshot.read
+        )
+        if unimported:
+            raise GbsiteError(unimported)
         runs = record.read(cfg.verified_file)  # read even when unused: a broken one is an error
         cache.shared = Shared(registry, entry_views(registry), runs)
     registry, views, runs = cache.shared
     docs = _load_docs(cfg, snapshot, registry, cache, warnings)
     pages = _read_pages(docs, registry, cache)
-    releases = tuple(coverage.registry_labels(cfg.example_releases, registry.labels))
+    from gbsite.releases import registry_labels
+
+    releases = tuple(registry_labels(cfg.example_releases, registry.labels))
     examples = Examples(pages, runs, releases or (registry.labels[-1],))
     return Inputs(registry, views, docs, examples)
 
