@@ -152,6 +152,16 @@ def badge(
             "#additional-information",
             "See the example",
         )
+    if covered.status == "pending" and verified_in:
+        # Verified with an older torch, not run with this one yet: both are true.
+        return Badge(
+            "verified",
+            "Verified example",
+            f"the repro and the fix below were run with torch {_and(verified_in)}; CI runs "
+            f"them with torch {release} on the next push",
+            "#additional-information",
+            "See the example",
+        )
     if covered.status == "pending":
         return Badge(
             "pending",
