@@ -264,9 +264,12 @@ from torch._dynamo import utils as _utils
 
 def compile(fn, fullgraph=False, backend="inductor"):
     assert fullgraph is True
+    seen = []  # a graph per new argument value, as if Dynamo guarded on each
     def compiled(*args, **kwargs):
         global compiling
-        _utils.counters["stats"]["unique_graphs"] += 1
+        if (args, kwargs) not in seen:
+            seen.append((args, kwargs))
+            _utils.counters["stats"]["unique_graphs"] += 1
         compiling = True
         try:
             return fn(*args, **kwargs)

@@ -65,7 +65,7 @@ replaced-by: GB0025
 REPRO = (
     '```python gb-repro\ndef fn():\n    if __import__("torch").compiling: raise RuntimeError('
     '"see https://x.io/gb/gb0025.html")\nfn()\n```\n\n'
-    "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n"
+    "```python gb-fix\ndef fn():\n    return 1\nfn()\nfn()\n```\n"
 )
 
 

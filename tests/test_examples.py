@@ -38,6 +38,7 @@ def block(kind: str, code: str, gb_id: str = "GB0025", **options: str) -> exampl
         a.backend,
         a.needs,
         a.eager,
+        recompiles=a.recompiles,
     )
 
 
@@ -79,7 +80,21 @@ EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb
             True,
             "breaks with GB0025",
         ),
-        ("gb-fix", "def fn():\n    return 1\nfn()\n", True, "runs without a graph break"),
+        ("gb-fix", "def fn(n):\n    return n\nfn(1)\nfn(2)\n", True, "runs without a graph break"),
+        (
+            "gb-fix",
+            "def fn(n):\n    return n\nfn(1)\n",
+            False,
+            "called `fn` once; a gb-fix calls it at least 2 times",
+        ),
+        # The stand-in compiles anew for each new argument: three values, three compiles.
+        (
+            "gb-fix",
+            "def fn(n):\n    return n\nfor n in range(3):\n    fn(n)\n",
+            False,
+            "3 calls of `fn` compiled it 3 times: a fix that recompiles",
+        ),
+        ("gb-fix", "def fn(n):\n    return n\nfn(1)\nfn(1)\nfn(2)\n", True, "runs without"),
         (
             "gb-fix",
             f"def fn():\n    {BREAK.format('0025')}\nfn()\n",
@@ -117,6 +132,9 @@ EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb
         "not a graph break",
         "link on the cause",
         "fix",
+        "fix called once",
+        "fix recompiles",
+        "fix recompiles once",
         "fix breaks",
         "never called",
         "not bound",
@@ -150,7 +168,7 @@ def test_eager_raises_option(fake_python: str) -> None:
 
 
 def test_compile_option_names_the_callable(fake_python: str) -> None:
-    code = "class M:\n    def __call__(self):\n        return 1\nmodel = M()\nmodel()\n"
+    code = "class M:\n    def __call__(self):\n        return 1\nmodel = M()\nmodel()\nmodel()\n"
     assert run_one(block("gb-fix", code, compile_name="model"), fake_python).passed
 
 
@@ -160,7 +178,7 @@ def test_timeout(fake_python: str, fresh: bool) -> None:
     [slow, quick] = runner.run_all(
         [
             block("gb-fix", "import time\ndef fn():\n    time.sleep(30)\nfn()\n"),
-            block("gb-fix", "def fn():\n    return 1\nfn()\n"),
+            block("gb-fix", "def fn():\n    return 1\nfn()\nfn()\n"),
         ],
         fake_python,
         2,
@@ -182,7 +200,7 @@ def test_every_block_runs_in_a_process_of_its_own(fake_python: str) -> None:
         "torch.leaked = os.environ['LEAKED'] = '1'\n"
         "open('left.txt', 'w').close()\n"
         "def fn():\n    return os.getpid()\n"
-        "fn()\n"
+        "fn()\nfn()\n"
     )
     results = runner.run_all([block("gb-fix", leak) for _ in range(6)], fake_python, 2, 60)
     assert all(r.passed for r in results), [r.details for r in results]
@@ -190,7 +208,7 @@ def test_every_block_runs_in_a_process_of_its_own(fake_python: str) -> None:
 
 def test_a_crashing_example_is_reported_and_the_others_run(fake_python: str) -> None:
     crash = "import os\ndef fn():\n    os._exit(3)\nfn()\n"
-    ok = "def fn():\n    return 1\nfn()\n"
+    ok = "def fn():\n    return 1\nfn()\nfn()\n"
     crashed, fine = runner.run_all(
         [block("gb-fix", crash), block("gb-fix", ok)], fake_python, 2, 60
     )
@@ -335,7 +353,7 @@ def test_check_examples_reports_and_records(project: Project, fake_python: str) 
         project,
         "GB0025",
         f"```python gb-repro\ndef fn():\n    {BREAK.format('0025')}\n"
-        "fn()\n```\n\n```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n",
+        "fn()\n```\n\n```python gb-fix\ndef fn():\n    return 1\nfn()\nfn()\n```\n",
     )
     bad = page(project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x\nfn(1)\n```\n")
     result = project.run(
@@ -485,7 +503,7 @@ def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python
         project,
         "GB0025",
         f"```python gb-repro\ndef fn():\n    {BREAK.format('0025')}\nfn()\n```\n\n"
-        "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n",
+        "```python gb-fix\ndef fn():\n    return 1\nfn()\nfn()\n```\n",
     )
     args = ("check", "--examples", "GB0025", "--python", fake_python, "--changed")
     first = project.run(*args)

@@ -26,7 +26,7 @@ BREAK = (
 )
 REPRO_AND_FIX = (
     f"```python gb-repro\ndef fn():\n    {BREAK.format('0025')}\nfn()\n```\n\n"
-    "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n"
+    "```python gb-fix\ndef fn():\n    return 1\nfn()\nfn()\n```\n"
 )
 
 
@@ -237,7 +237,7 @@ def test_examples_for_a_newer_torch_end_an_internal_state(project: Project) -> N
     )
     newer = (
         "```python gb-repro since=2.14.1\ndef fn():\n    " + BREAK.format("0025") + "\nfn()\n```\n"
-        "\n```python gb-fix since=2.14.1\ndef fn():\n    return 1\nfn()\n```\n"
+        "\n```python gb-fix since=2.14.1\ndef fn():\n    return 1\nfn()\nfn()\n```\n"
     )
     path = page(project, "GB0025", status + "\n" + newer)
     set_outcomes(

@@ -5,6 +5,7 @@ In an Additional Information block, a fenced block whose info string is
     python gb-repro [compile=NAME] [backend=BACKEND] [needs=WHAT] [eager=raises] [fullgraph=false]
                     [since=RELEASE]
     python gb-fix   [compile=NAME] [backend=BACKEND] [needs=WHAT] [since=RELEASE]
+                    [recompiles=yes]
 
 is a complete program. It runs in a process of its own (runner.py), where the callable bound to
 NAME (default `fn`) is compiled with `torch.compile(fullgraph=True, backend=BACKEND)` (default
@@ -14,7 +15,9 @@ passes when the program fails with a graph break linking to its page's id, and (
 compile=none) runs to the end without torch.compile (unless `eager=raises`
 says that it fails in plain PyTorch too; with `fullgraph=false`, when it runs to the end and the
 graph-break log links to the page); a gb-fix passes when it runs to the end, so without
-any graph break, having called NAME (judging.py). It must do so with the page's home release
+any graph break, having called NAME at least twice (judging.py); one whose calls make
+Dynamo compile more than twice says so with `recompiles=yes`, and its page names
+torch._dynamo.config.recompile_limit. It must do so with the page's home release
 (the oldest release of the examples with the id), or with RELEASE for a block written for a
 newer torch (`since=2.15.0`); with the other releases, what it did is recorded. A block with
 `needs=` (cuda, distributed,
@@ -39,7 +42,9 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 KINDS = ("gb-repro", "gb-fix")
-_OPTION = re.compile(r"(compile|backend|needs|eager|fullgraph|since)=([A-Za-z_0-9][\w.:-]*)")
+_OPTION = re.compile(
+    r"(compile|backend|needs|eager|fullgraph|since|recompiles)=([A-Za-z_0-9][\w.:-]*)"
+)
 RELEASE = re.compile(r"\d+\.\d+\.\d+")  # a torch release, as gbsite.toml lists them
 # option -> Annotation field
 _FIELDS = {
@@ -49,6 +54,7 @@ _FIELDS = {
     "eager": "eager",
     "fullgraph": "fullgraph",
     "since": "since",
+    "recompiles": "recompiles",
 }
 DEFAULT_BACKEND = "eager"  # Dynamo traces and the graph runs uncompiled: no Inductor time
 # What a block may need that the checker does not have: such a block is shown, never run.
@@ -61,6 +67,13 @@ SCRIPT = "none"
 EAGER_RAISES = "raises"  # eager=raises: the repro's code fails in plain PyTorch too, on purpose
 # fullgraph=false: a repro of a break that only a compile without fullgraph reports (in the log)
 NO_FULLGRAPH = "false"
+# recompiles=yes: a fix whose calls make Dynamo compile more than twice (more than the one
+# recompile a first change of sizes makes): its page must say so and name the limit.
+RECOMPILES = "yes"
+LIMIT = "recompile_limit"  # torch._dynamo.config's name for it, which such a page mentions
+# A fix's digest carries the rule it was judged by: outcomes recorded before fixes had to call
+# the compiled code twice say nothing about that, so those fixes are pending until run again.
+_FIX_RULE = "calls>=2"
 
 
 # needs=package:NAME, or needs=python:X.Y for a break only newer bytecode reaches
@@ -90,9 +103,13 @@ def digest(
     eager: str = "",
     fullgraph: str = "",
     since: str = "",
+    recompiles: str = "",
 ) -> str:
-    """Identifies a block's content: a record is valid only for this exact code and options."""
+    """Identifies a block's content: a record is valid only for this exact code and options
+    (and, for a fix, the rule it was judged by)."""
     key = f"{kind}\0{compile_name}\0{backend}\0{code}"
+    if kind == "gb-fix" and compile_name != SCRIPT:
+        key += f"\0{_FIX_RULE}"
     # Options added later count only when given, so that older records stay valid.
     if eager:
         key += f"\0eager={eager}"
@@ -100,6 +117,8 @@ def digest(
         key += f"\0fullgraph={fullgraph}"
     if since:
         key += f"\0since={since}"
+    if recompiles:
+        key += f"\0recompiles={recompiles}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
@@ -114,6 +133,7 @@ class Annotation:
     eager: str = ""  # "raises": a repro whose code fails in plain PyTorch as well
     fullgraph: str = ""  # "false": a repro whose break only a non-fullgraph compile logs
     since: str = ""  # a release: the block is written for that torch and later
+    recompiles: str = ""  # "yes": a fix whose calls recompile more than once, and says so
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +149,7 @@ class Block:
     eager: str = ""
     fullgraph: str = ""
     since: str = ""  # the release it must do what it promises with, if not the page's home
+    recompiles: str = ""  # "yes": a fix that recompiles more than once, as its page says
 
     @property
     def digest(self) -> str:
@@ -140,6 +161,7 @@ class Block:
             self.eager,
             self.fullgraph,
             self.since,
+            self.recompiles,
         )
 
     @property
@@ -183,7 +205,7 @@ def parse_info(info: str) -> Annotation | None:
             raise ValueError(
                 f"unknown option `{word}` (use compile=NAME, backend=NAME, "
                 f"needs={NEEDS_HELP.replace(', ', '|').replace(' or ', '|')}, eager=raises, "
-                "fullgraph=false or since=RELEASE)"
+                "fullgraph=false, since=RELEASE or recompiles=yes)"
             )
         key, value = match.groups()
         if key == "needs" and not valid_needs(value):
@@ -195,13 +217,23 @@ def parse_info(info: str) -> Annotation | None:
                 "`fullgraph=false` is the only fullgraph option, and only for a gb-repro "
                 "(a fix must compile with fullgraph=True)"
             )
+        if key == "recompiles" and (value != RECOMPILES or words[1] != "gb-fix"):
+            raise ValueError(
+                "`recompiles=yes` is the only recompiles option, and only for a gb-fix (one "
+                "whose calls make Dynamo compile more than twice)"
+            )
         if key == "since" and not RELEASE.fullmatch(value):
             raise ValueError(f"`since={value}`: a torch release of the examples, such as 2.15.0")
         options[_FIELDS[key]] = value
-    if options.get("compile_name") == SCRIPT and options.keys() & {"backend", "eager", "fullgraph"}:
+    if options.get("compile_name") == SCRIPT and options.keys() & {
+        "backend",
+        "eager",
+        "fullgraph",
+        "recompiles",
+    }:
         raise ValueError(
-            "`compile=none` runs the program as written: it chooses its own backend, and "
-            "there is no eager or fullgraph variant to run"
+            "`compile=none` runs the program as written: it chooses its own backend, there is "
+            "no eager or fullgraph variant to run, and its calls are not counted"
         )
     return Annotation(words[1], **options)
 
@@ -230,6 +262,7 @@ def blocks_of(gb_id: str, doc: Doc, scanned: Scan | None = None) -> list[Block]:
                     a.eager,
                     a.fullgraph,
                     a.since,
+                    a.recompiles,
                 )
             )
     if problems:

@@ -58,18 +58,27 @@ class ExampleCaptions:
         elif a.kind == "gb-repro":
             what = f"Breaks with {escape(gb_id)} when compiled with {call}"
         else:
-            what = f"Fix: runs without a graph break with {call}"
+            what = f"Fix: runs without a graph break with {call}, called at least twice"
         if a.backend != examples.DEFAULT_BACKEND:
             what += f", backend <code>{escape(a.backend)}</code>"
         if a.eager == examples.EAGER_RAISES:
             what += "; this code fails without torch.compile too"
         if a.since:
             what += f"; written for torch {escape(a.since)} and later"
+        if a.recompiles == examples.RECOMPILES:
+            what += "; recompiles as its inputs change"
         if a.needs:
             needs = escape(examples.needs_label(a.needs))
             return f'{what} · <span class="unverified">needs {needs}: shown, not run</span>'
         digest = examples.digest(
-            a.kind, a.compile_name, a.backend, fence.code, a.eager, a.fullgraph, a.since
+            a.kind,
+            a.compile_name,
+            a.backend,
+            fence.code,
+            a.eager,
+            a.fullgraph,
+            a.since,
+            a.recompiles,
         )
         return f"{what} · {self.outcomes((gb_id, digest), a.kind)}"
 

@@ -25,7 +25,7 @@ from gbsite import releases as releases_
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
 from gbsite.examples import record as runs
-from gbsite.examples.annotations import Block, blocks_of, scan
+from gbsite.examples.annotations import LIMIT, RECOMPILES, Block, blocks_of, scan
 from gbsite.examples.record import Record
 from gbsite.examples.status import STATUS_INFO, STATUS_KIND, Declaration, read_declaration
 from gbsite.registry.model import Entry, Registry
@@ -169,6 +169,17 @@ def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
         for b in blocks
         if b.since and b.since in starts
     ]
+    if not any(LIMIT in paragraph for paragraph in scanned.paragraphs):
+        problems += [
+            Problem(
+                f"a fix with recompiles={RECOMPILES} is on a page whose prose does not name "
+                f"torch._dynamo.config.{LIMIT} (default 8): say when the recompiles stop",
+                b.path,
+                b.line,
+            )
+            for b in blocks
+            if b.recompiles == RECOMPILES
+        ]
     declared = next((d for d in declarations if d.since is None), None)
     later = tuple(sorted((d for d in declarations if d.since), key=lambda d: order(str(d.since))))
     shown = [b for b in blocks if not b.runnable]

@@ -10,7 +10,8 @@ torch, which need not have gbsite installed. Two modes:
 
 A program's top-level statements run one by one in one namespace. In MODE `compiled`, right
 after the statement that binds NAME, NAME is rebound to `torch.compile(NAME, fullgraph=True,
-backend=BACKEND)`, so any graph break in it becomes an error; in MODE `eager` nothing is
+backend=BACKEND)`, so any graph break in it becomes an error, and its calls are counted (a
+fix must call it twice); in MODE `eager` nothing is
 compiled (a repro must run to the end in plain PyTorch), nor in MODE `script` (a program that
 compiles or exports by itself); in MODE `logged`, NAME is compiled
 without fullgraph and the graph breaks that TORCH_LOGS=graph_breaks reports are kept. The
@@ -89,6 +90,31 @@ def capture_graph_break_logs() -> list[str]:
     return messages
 
 
+def counted(compiled: Any, result: dict[str, Any]) -> Any:
+    """`compiled`, counting its calls in result["calls"]: a fix must show that the compiled code
+    serves more than one input. A module stays the very OptimizedModule torch.compile returned
+    (its class, attributes, parameters and state_dict untouched): only the `forward` that
+    OptimizedModule keeps on the instance is wrapped, which both `model(x)` and
+    `model.forward(x)` go through. A function is wrapped in a function that looks like it."""
+    import functools
+
+    result["calls"] = 0
+    inner = vars(compiled).get("forward") if hasattr(compiled, "_orig_mod") else None
+
+    def count(target: Any) -> Any:
+        @functools.wraps(target)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result["calls"] += 1
+            return target(*args, **kwargs)
+
+        return call
+
+    if callable(inner):
+        object.__setattr__(compiled, "forward", count(inner))
+        return compiled
+    return count(compiled)
+
+
 def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
     """Run the program; what happened, as the JSON-able outcome gbsite judges.
 
@@ -104,6 +130,9 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
         "graphs": None,
         "torch": None,
         "logged": [],
+        "calls": None,  # of the compiled NAME, in the compiled modes
+        "compiles": None,  # graphs Dynamo compiled: more than one means it recompiled
+        "recompile_limit": None,
     }
     try:
         logged = capture_graph_break_logs() if mode == "logged" else []
@@ -124,8 +153,11 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
                     if compiled:
                         import torch
 
-                        namespace[name] = torch.compile(
-                            namespace[name], fullgraph=mode == "compiled", backend=backend
+                        namespace[name] = counted(
+                            torch.compile(
+                                namespace[name], fullgraph=mode == "compiled", backend=backend
+                            ),
+                            result,
                         )
             result["status"] = "completed"
             result["logged"] = logged
@@ -143,6 +175,8 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
             result["graphs"] = int(counters["stats"]["unique_graphs"]) + int(
                 counters["frames"]["total"]
             )
+            result["compiles"] = int(counters["stats"]["unique_graphs"])
+            result["recompile_limit"] = int(torch._dynamo.config.recompile_limit)
         except Exception:  # no torch, or counters moved
             pass
     except BaseException:  # the program could not even be parsed

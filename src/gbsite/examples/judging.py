@@ -1,7 +1,9 @@
 """Judging a run: did an annotated block do what its fence promises, and what did it do (its
 outcome for the record)? A gb-repro must break with its page's id when compiled and run in plain
-PyTorch; a gb-fix must run to the end without any graph break, having called its callable. A
-`compile=none` block is judged on its one run as written."""
+PyTorch; a gb-fix must run to the end without any graph break, having called its callable at
+least twice (a fix that serves one input says nothing of the next), and without recompiling
+more than once unless its fence says `recompiles=yes`. A `compile=none` block is judged on its
+one run as written."""
 
 from __future__ import annotations
 
@@ -10,9 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gbsite.examples import record
-from gbsite.examples.annotations import EAGER_RAISES, NO_FULLGRAPH, Block
+from gbsite.examples.annotations import EAGER_RAISES, NO_FULLGRAPH, RECOMPILES, Block
 
 _URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
+MIN_CALLS = 2  # of a fix's compiled callable: real code calls it again, with other inputs
+# Compiles a fix may make without saying so: the first, and the one a first change of sizes
+# makes (Dynamo then compiles the sizes as dynamic).
+QUIET_COMPILES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +130,27 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
         return result(
             error, "the program wrote to stderr; a fix must run cleanly", run.stderr[-1500:]
         )
-    if not outcome.get("graphs") and not block.script:
+    if block.script:
+        return result(record.RUNS, "runs without a graph break")
+    calls = outcome.get("calls")
+    if calls == 0 or (calls is None and not outcome.get("graphs")):
         return result(error, f"`{name}` was compiled but never called")
-    return result(record.RUNS, "runs without a graph break")
+    if calls is not None and calls < MIN_CALLS:
+        return result(
+            record.ONCE,
+            f"called `{name}` once; a gb-fix calls it at least {MIN_CALLS} times, with inputs "
+            "that differ as real ones do (other values, other sizes)",
+        )
+    compiles = outcome.get("compiles") or 0
+    if compiles > QUIET_COMPILES and block.recompiles != RECOMPILES:
+        limit = outcome.get("recompile_limit")
+        return result(
+            record.RECOMPILES,
+            f"{calls} calls of `{name}` compiled it {compiles} times: a fix that recompiles "
+            f"as its inputs change says so with `recompiles=yes` on its fence, and its page "
+            f"names torch._dynamo.config.recompile_limit ({limit} here)",
+        )
+    return result(record.RUNS, f"runs without a graph break, {calls} calls")
 
 
 def linked_ids(text: str) -> list[str]:

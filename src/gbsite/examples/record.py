@@ -33,11 +33,13 @@ from gbsite.releases import order
 # What a block did with one release's torch.
 BREAKS = "breaks"  # a gb-repro broke (or, with fullgraph=false, logged a break) with its id
 NO_BREAK = "no-break"  # a gb-repro compiled and ran to the end: this torch does not break
-RUNS = "runs"  # a gb-fix ran to the end without a graph break, having called the compiled code
+RUNS = "runs"  # a gb-fix ran to the end without a graph break, calling the compiled code twice+
+ONCE = "once"  # a gb-fix ran without a graph break but called the compiled code only once
+RECOMPILES = "recompiles"  # a gb-fix recompiled more than once, and its fence does not say so
 EAGER_FAILS = "eager-fails"  # broke as promised, but fails without torch.compile as well
 ERROR = "error"  # raised something else, printed output, or never called the compiled code
 OTHER = "breaks "  # + ids: broke with other graph breaks ("breaks GB0059")
-_OUTCOME = re.compile(r"breaks|no-break|runs|eager-fails|error|breaks( GB\d{4})+")
+_OUTCOME = re.compile(r"breaks|no-break|runs|once|recompiles|eager-fails|error|breaks( GB\d{4})+")
 
 MAX_BYTES = 32 * 2**20  # about 30 times the record of today's ~1,000 blocks
 HEADER = (
@@ -67,6 +69,8 @@ def describe(outcome: str) -> str:
         return "breaks with " + outcome.removeprefix(OTHER).replace(" ", ", ")
     return {
         NO_BREAK: "no break",
+        ONCE: "called once",
+        RECOMPILES: "recompiles unannounced",
         EAGER_FAILS: "fails without torch.compile too",
         ERROR: "fails",
     }.get(outcome, outcome)
