@@ -152,6 +152,7 @@ def test_judging(
     result = run_one(block(kind, code), fake_python, fresh=fresh)
     assert result.passed is passed, result
     assert result.summary.startswith(summary), result.summary
+    assert "\n" not in result.summary
     assert result.torch == ("2.13.0+fake" if "could not" not in summary else None)
 
 
@@ -170,6 +171,25 @@ def test_eager_raises_option(fake_python: str) -> None:
 def test_compile_option_names_the_callable(fake_python: str) -> None:
     code = "class M:\n    def __call__(self):\n        return 1\nmodel = M()\nmodel()\nmodel()\n"
     assert run_one(block("gb-fix", code, compile_name="model"), fake_python).passed
+
+
+def test_a_fix_that_recompiles_as_its_inputs_change_says_so(
+    project: Project, fake_python: str
+) -> None:
+    """recompiles=yes lets a fix compile more than twice; its page must then name the limit,
+    which `gbsite check` holds it to without torch."""
+    per_value = "def fn(n):\n    return n\nfor n in range(3):\n    fn(n)\n"
+    assert run_one(block("gb-fix", per_value, recompiles="yes"), fake_python).passed
+    fence = f"```python gb-fix recompiles=yes\n{per_value}```\n"
+    path = page(project, "GB0025", fence)
+    result = project.run("check")
+    assert result.code == 1
+    assert (
+        f"gb0025.md:{line_of(path, 'gb-fix')}: a fix with recompiles=yes is on a page whose "
+        "prose does not name torch._dynamo.config.recompile_limit (default 8)"
+    ) in result.out
+    page(project, "GB0025", "Each new `n` compiles again, up to `recompile_limit`.\n\n" + fence)
+    assert project.run("check").code == 0
 
 
 @pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh"])
@@ -281,6 +301,7 @@ def test_a_program_that_compiles_by_itself_runs_once_as_written(
         ("python gb-repro fullgraph=false", examples.Annotation("gb-repro", fullgraph="false")),
         ("python gb-repro compile=none", examples.Annotation("gb-repro", "none")),
         ("python gb-fix since=2.15.0", examples.Annotation("gb-fix", since="2.15.0")),
+        ("python gb-fix recompiles=yes", examples.Annotation("gb-fix", recompiles="yes")),
     ],
 )
 def test_info_strings(info: str, expected: object) -> None:
@@ -305,6 +326,9 @@ def test_info_strings(info: str, expected: object) -> None:
         "python gb-fix compile=none backend=inductor",
         "python gb-repro needs=export",
         "python gb-fix since=next",
+        "python gb-fix recompiles=no",
+        "python gb-repro recompiles=yes",
+        "python gb-fix compile=none recompiles=yes",
     ],
 )
 def test_bad_info_strings(info: str) -> None:
@@ -425,6 +449,74 @@ def torch_python() -> str:
             pytest.fail("torch is not installed; under CI=true the examples must be checked")
         pytest.skip("torch not installed (pip install 'gbsite[examples]')")
     return candidate
+
+
+MODULE_FIX = """
+import torch
+from torch._dynamo.eval_frame import OptimizedModule
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.lin(x).relu()
+
+
+model = Net()
+assert isinstance(model, OptimizedModule) and isinstance(model, torch.nn.Module)
+assert list(model.state_dict()) == ["_orig_mod.lin.weight", "_orig_mod.lin.bias"]
+assert sum(p.numel() for p in model.parameters()) == 10 and model.lin.out_features == 2
+model(torch.randn(3, 4))
+"""
+
+
+@pytest.mark.examples
+def test_calls_of_the_compiled_callable_are_counted() -> None:
+    """A compiled module stays the OptimizedModule torch.compile made (its class, parameters,
+    state_dict and attributes) while its calls, through __call__ or forward, are counted; a
+    fix must make two, and recompile at most once unless it says so."""
+    python = torch_python()
+    once, twice, per_key, announced = runner.run_all(
+        [
+            block("gb-fix", MODULE_FIX, compile_name="model"),
+            block(
+                "gb-fix", MODULE_FIX + "model.forward(torch.randn(5, 4))\n", compile_name="model"
+            ),
+            block("gb-fix", PER_KEY),
+            block("gb-fix", PER_KEY, recompiles="yes"),
+        ],
+        python,
+        2,
+        120,
+    )
+    assert not once.passed and once.outcome == "once"
+    assert once.summary.startswith("called `model` once; a gb-fix calls it at least 2 times")
+    assert twice.passed and twice.summary == "runs without a graph break, 2 calls", twice
+    # Three sizes: one recompile, the sizes then dynamic. Three keys: a graph for each.
+    assert not per_key.passed and per_key.outcome == "recompiles", per_key
+    assert per_key.summary.startswith("5 calls of `fn` compiled it 4 times")
+    assert announced.passed, announced
+
+
+# Sizes 3, 5 and 7, then a dict key per call: Dynamo guards on the string's value.
+PER_KEY = """
+import torch
+
+SCALE = {"a": 1.0, "b": 2.0, "c": 3.0}
+
+
+def fn(x, key="a"):
+    return x * SCALE[key]
+
+
+for n in (3, 5, 7):
+    fn(torch.randn(n))
+for key in "bc":
+    fn(torch.randn(7), key)
+"""
 
 
 @pytest.mark.slow

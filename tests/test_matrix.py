@@ -152,6 +152,22 @@ def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     ) in check.out
 
 
+def test_a_fix_recorded_as_called_once_fails_the_record_check(project: Project) -> None:
+    path = page(project, "GB0025", REPRO_AND_FIX)
+    called = {"2.13.0": "once", "2.14.1": "runs", "2.15.0": "runs"}
+    breaks = dict.fromkeys(called, "breaks")
+    set_outcomes(project, "GB0025", path, **{"gb-repro": breaks, "gb-fix": called})
+    check = project.run("check", "--record")
+    assert check.code == 1
+    assert (
+        f"gb0025.md:{line_of(path, 'gb-fix')}: gb-fix is recorded as `once` with torch "
+        "2.13.0, where it must do what it promises\n"
+    ) in check.out
+    assert project.run("build").code == 0
+    html = (project.site / "gb" / "gb0025.html").read_text()
+    assert '<span class="unverified">2.13.0 called once</span>' in html
+
+
 def fake_release(tmp_path: Path, version: str) -> str:
     """A fake torch that says it is `version`."""
     python, _ = fake_torch(tmp_path)
