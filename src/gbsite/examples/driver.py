@@ -98,14 +98,22 @@ def counted(compiled: Any, result: dict[str, Any]) -> Any:
     `model.forward(x)` go through. A function is wrapped in a function that looks like it."""
     import functools
 
-    result["calls"] = 0
+    from torch._dynamo.utils import counters
+
+    result["calls"] = result["compiles"] = 0
     inner = vars(compiled).get("forward") if hasattr(compiled, "_orig_mod") else None
 
     def count(target: Any) -> Any:
         @functools.wraps(target)
         def call(*args: Any, **kwargs: Any) -> Any:
             result["calls"] += 1
-            return target(*args, **kwargs)
+            # The graphs compiled during this call are NAME's: not those of any other
+            # function the program compiles by itself.
+            before = int(counters["stats"]["unique_graphs"])
+            try:
+                return target(*args, **kwargs)
+            finally:
+                result["compiles"] += int(counters["stats"]["unique_graphs"]) - before
 
         return call
 
@@ -131,7 +139,7 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
         "torch": None,
         "logged": [],
         "calls": None,  # of the compiled NAME, in the compiled modes
-        "compiles": None,  # graphs Dynamo compiled: more than one means it recompiled
+        "compiles": None,  # graphs Dynamo compiled in NAME's calls: over one, it recompiled
         "recompile_limit": None,
     }
     try:
@@ -175,7 +183,6 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
             result["graphs"] = int(counters["stats"]["unique_graphs"]) + int(
                 counters["frames"]["total"]
             )
-            result["compiles"] = int(counters["stats"]["unique_graphs"])
             result["recompile_limit"] = int(torch._dynamo.config.recompile_limit)
         except Exception:  # no torch, or counters moved
             pass
