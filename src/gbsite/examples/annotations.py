@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gbsite import releases
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
 
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 
 KINDS = ("gb-repro", "gb-fix")
 _OPTION = re.compile(r"(compile|backend|needs|eager|fullgraph|since)=([A-Za-z_0-9][\w.:-]*)")
-RELEASE = re.compile(r"\d+\.\d+\.\d+")  # a torch release, as gbsite.toml lists them
 # option -> Annotation field
 _FIELDS = {
     "compile": "compile_name",
@@ -64,7 +64,10 @@ NO_FULLGRAPH = "false"
 
 
 # needs=package:NAME, or needs=python:X.Y for a break only newer bytecode reaches
-_NEEDS_FORM = re.compile(r"package:[\w.-]+|python:3\.\d+")
+# (a package's name as PEP 508 has it: ASCII letters and digits, with . _ - inside)
+_NEEDS_FORM = re.compile(
+    r"package:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?|python:3\.[0-9]{1,2}"
+)
 NEEDS_HELP = "cuda, distributed, package:NAME or python:3.N"
 
 
@@ -195,8 +198,8 @@ def parse_info(info: str) -> Annotation | None:
                 "`fullgraph=false` is the only fullgraph option, and only for a gb-repro "
                 "(a fix must compile with fullgraph=True)"
             )
-        if key == "since" and not RELEASE.fullmatch(value):
-            raise ValueError(f"`since={value}`: a torch release of the examples, such as 2.15.0")
+        if key == "since" and not releases.is_release(value):
+            raise ValueError(f"`since={value[:40]}`: {releases.RELEASE_HELP} of the examples")
         options[_FIELDS[key]] = value
     if options.get("compile_name") == SCRIPT and options.keys() & {"backend", "eager", "fullgraph"}:
         raise ValueError(
