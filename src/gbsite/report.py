@@ -43,7 +43,7 @@ def report(
         print(f"{program}: {problem}" if program and problem.path is None else problem, file=out)
         detail = details(problem).strip() if details else ""
         if detail:  # indented, a line each: no line of it can pass for one of gbsite's own
-            print("\n".join("    " + one_line(ln) for ln in detail.splitlines()), file=out)
+            print("\n".join("    " + _inert(ln) for ln in detail.splitlines()), file=out)
     for line in footer:
         say(line, file=footer_file or out)
 
@@ -53,3 +53,10 @@ def say(text: str, *, file: TextIO | None = None, flush: bool = False) -> None:
     or what a program did: control characters escaped, so that it stays one line and cannot
     start another (a forged `::error` workflow command in CI's log)."""
     print(one_line(text), file=file or sys.stdout, flush=flush)
+
+
+def _inert(line: str) -> str:
+    """A line a program printed, shown so that no CI log reads it as a workflow command
+    (GitHub's runner ignores the spaces before `::` and `##[`): such a line gets a backslash."""
+    line = one_line(line)
+    return "\\" + line if line.lstrip().startswith(("::", "##[")) else line
