@@ -72,7 +72,7 @@ def release_add(cfg: Config, args: argparse.Namespace) -> int:
 
     release, listed = args.release, cfg.example_releases
     if not releases.is_release(release):
-        raise GbsiteError(f"{release[:40]!r} is not {releases.RELEASE_HELP}")
+        raise GbsiteError(f"{release[:40]!r} is not a torch release such as 2.16.0")
     text = cfg.file.read_text(encoding="utf-8")
     new_text: str | None = None  # gbsite.toml as it will be; None: it lists R already
     if release in listed:

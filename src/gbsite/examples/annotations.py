@@ -199,7 +199,9 @@ def parse_info(info: str) -> Annotation | None:
                 "(a fix must compile with fullgraph=True)"
             )
         if key == "since" and not releases.is_release(value):
-            raise ValueError(f"`since={value[:40]}`: {releases.RELEASE_HELP} of the examples")
+            raise ValueError(
+                f"`since={value[:40]}`: a torch release of the examples, such as 2.15.0"
+            )
         options[_FIELDS[key]] = value
     if options.get("compile_name") == SCRIPT and options.keys() & {"backend", "eager", "fullgraph"}:
         raise ValueError(

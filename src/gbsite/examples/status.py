@@ -164,7 +164,7 @@ def read_declaration(
         raise problem(f"`replaced-by: {replaced}` is not an id of the registry")
     since = fields.get("since") or None
     if since is not None and not releases.is_release(since):
-        raise problem(f"`since: {since[:40]}` is {releases.RELEASE_HELP} of the examples")
+        raise problem(f"`since: {since[:40]}` is a torch release of the examples, such as 2.15.0")
     if since is not None and status not in LATER:
         raise problem(
             f"`since:` is for a break a newer torch no longer raises or lets a program reach "
