@@ -19,6 +19,7 @@ import pytest
 from conftest import Project, fake_torch, line_of, page
 from gbsite import config
 from gbsite.docs import files as docs
+from gbsite.errors import display_path, github_property
 from gbsite.examples import annotations as examples
 from gbsite.examples import outcomes, record, torchenv
 
@@ -396,9 +397,15 @@ def test_a_bad_record_is_one_line_and_never_a_forged_annotation(
     }
     for name, make in cases.items():
         make()
+        # The error is annotated like every problem of a --format github run, escaped: one
+        # workflow command, on the record's file, whatever the record quotes.
         result = project.run("check", "--record", "--format", "github")
         assert result.code == 2, (name, result.out, result.err)
         lines = result.err.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith(str(path)), (name, lines)
+        where = f"::error file={github_property(display_path(path))}"
+        assert len(lines) == 1 and lines[0].startswith(where), (name, lines)
+        assert lines[0].count("::") == 2, (name, lines)
         assert "Traceback" not in result.err and "::error" not in result.out, name
+        result = project.run("check", "--record")
+        assert result.err.count("\n") == 1 and result.err.startswith(str(path)), (name, result.err)
         path.unlink()

@@ -53,7 +53,27 @@ def _number(kind: type[float], low: float, high: float, what: str) -> Callable[[
 
 
 _port = _number(int, 0, 65535, "a port number (0 to 65535)")
-_positive = _number(float, 0, float("inf"), "a number greater than 0")
+_count = _number(int, 1, 1024, "a number of processes (1 to 1024)")
+_positive = _number(float, 0, float("inf"), "a number greater than 0")  # finite: not inf, nan
+
+
+def _torch_release(text: str) -> str:
+    """--torch: `all`, or a release written as gbsite.toml writes them (never empty: an empty
+    value would silently mean the torch installed here)."""
+    from gbsite import releases
+
+    if text != "all" and not releases.is_release(text):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not `all` or {releases.RELEASE_HELP}")
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's, with a usage error in one line as gbsite's other errors (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        from gbsite.errors import one_line
+
+        self.exit(EXIT_ERROR, one_line(f"{self.prog}: {message} (see {self.prog} --help)") + "\n")
 
 
 class _Version(argparse.Action):
@@ -67,7 +87,7 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gbsite",
         description="Build the documentation site for PyTorch's graph-break registry.",
         epilog="Run `gbsite COMMAND --help` for the options of a command.",
@@ -174,9 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--examples", action="store_true", help="run the gb-repro and gb-fix blocks of docs/gb/ "
         "against torch (see README)")
     add("ids", nargs="*", metavar="GBxxxx", help="with --examples: only these pages")
-    add("--torch", metavar="RELEASE", help="with --examples: run against this torch release of "
-        "gbsite.toml [examples] releases, or `all` of them, each in an environment created on "
-        "first use (default: the torch installed here)")
+    add("--torch", type=_torch_release, metavar="RELEASE", help="with --examples: run "
+        "against this torch release of gbsite.toml [examples] releases, or `all` of them, "
+        "each in an environment created on first use (default: the torch installed here)")
     add("--torch-index", metavar="URL", help="with --torch: a package index to install torch "
         "from besides the default one, e.g. PyTorch's CPU wheels (default: "
         "$GBSITE_TORCH_INDEX_URL); skipped when it cannot be reached")
@@ -186,9 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--record", action="store_true", help="also check, without running anything, that "
         "docs/verified-examples.yaml has an outcome for every block and every release of the "
         "examples")
-    add("--jobs", type=int, default=os.cpu_count() or 1, help="with --examples: examples run at "
+    add("--jobs", type=_count, default=os.cpu_count() or 1, help="with --examples: examples run at "
         "a time (default: one per CPU)")
-    add("--timeout", type=float, default=180.0, help="with --examples: seconds one example may "
+    add("--timeout", type=_positive, default=180.0, help="with --examples: seconds one example may "
         "take (180)")
     add("--changed", action="store_true", help="with --examples: only the blocks with no "
         "outcome recorded for this torch yet")
@@ -286,7 +306,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GbsiteError as exc:
         from gbsite.report import report
 
-        report(exc.problems, file=sys.stderr, program="gbsite")
+        # As the command prints its problems: with --format github, escaped as workflow
+        # commands (a value quoted from a file cannot start a command of its own).
+        github = getattr(args, "format", None) == "github"
+        report(exc.problems, "github" if github else "text", file=sys.stderr, program="gbsite")
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("gbsite: interrupted", file=sys.stderr)
@@ -296,8 +319,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # the machine's refusal (disk full, no permission): not a bug
         if args.traceback:
             raise
+        from gbsite.errors import one_line
+
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"gbsite: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(one_line(f"gbsite: {where}{exc.strerror or exc}"), file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:  # a bug: one line, and how to see more
         if args.traceback:

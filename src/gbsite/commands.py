@@ -71,8 +71,8 @@ def release_add(cfg: Config, args: argparse.Namespace) -> int:
     from gbsite.registry import fetch, importer
 
     release, listed = args.release, cfg.example_releases
-    if not config.RELEASE.fullmatch(release):
-        raise GbsiteError(f"{release!r} is not a torch release such as 2.16.0")
+    if not releases.is_release(release):
+        raise GbsiteError(f"{release[:40]!r} is not a torch release such as 2.16.0")
     text = cfg.file.read_text(encoding="utf-8")
     new_text: str | None = None  # gbsite.toml as it will be; None: it lists R already
     if release in listed:

@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import NamedTuple
 
+from gbsite import releases
 from gbsite.errors import GbsiteError, Problem
 
 CONFIG_NAME = "gbsite.toml"
@@ -31,7 +32,6 @@ LIST_DEFAULTS: dict[str, dict[str, tuple[str, ...]]] = {
     # The torch releases the examples of docs/gb/ run against (`gbsite check --examples --torch`)
     "examples": {"releases": ("2.13.0", "2.14.1", "2.15.0")},
 }
-RELEASE = re.compile(r"\d+\.\d+\.\d+")  # a release of the examples
 
 
 class Config(NamedTuple):  # not a dataclass: see errors.Problem
@@ -161,18 +161,18 @@ def _lists(
         if (
             not isinstance(item, list)
             or not item
-            or not all(isinstance(r, str) and RELEASE.fullmatch(r) for r in item)
+            or not all(isinstance(r, str) and releases.is_release(r) for r in item)
         ):
             problems.append(
                 Problem(f'{table}.{key} must be a list of releases such as ["2.13.0"]', file, where)
             )
             continue
-        releases = tuple(str(r) for r in item)
-        ordered = tuple(sorted(set(releases), key=lambda r: tuple(int(n) for n in r.split("."))))
-        if releases != ordered:
+        listed = tuple(str(r) for r in item)
+        ordered = tuple(sorted(set(listed), key=releases.order))
+        if listed != ordered:
             problems.append(
                 Problem(f"{table}.{key} lists each release once, oldest first", file, where)
             )
             continue
-        out.setdefault(table, {})[key] = releases
+        out.setdefault(table, {})[key] = listed
     return problems

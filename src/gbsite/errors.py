@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
@@ -17,12 +18,14 @@ class Problem(NamedTuple):
     line: int | None = None
 
     def __str__(self) -> str:
+        # One line whatever the message quotes (a value read from a file, what a program
+        # raised): a line break in it would let the rest pass for a line of gbsite's own.
         if self.path is None:
-            return self.message
-        where = display_path(self.path)
+            return one_line(self.message)
+        where = one_line(display_path(self.path))
         if self.line is not None:
             where = f"{where}:{self.line}"
-        return f"{where}: {self.message}"
+        return f"{where}: {one_line(self.message)}"
 
     def github(self, level: str = "error") -> str:
         """A GitHub Actions workflow command: the problem annotated on its line in a PR.
@@ -42,6 +45,18 @@ class Problem(NamedTuple):
             "line": self.line,
             "message": self.message,
         }
+
+
+# Characters that end a line in a terminal, an editor or a CI log (\r, \n, \v, \f, the C1 NEL,
+# U+2028/U+2029), and the other control characters (a terminal acts on ESC sequences).
+_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """`text` with every control character shown as an escape (`\\n`, `\\x1b`): one line."""
+    if _UNPRINTABLE.search(text) is None:
+        return text
+    return _UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def github_data(text: str) -> str:

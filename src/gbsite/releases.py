@@ -21,8 +21,21 @@ from typing import NamedTuple
 
 from gbsite.errors import Problem
 
-_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?(?:(a|b|rc)(\d+))?")
-_DATED = re.compile(r"[A-Za-z][\w.-]*@(\d{4})-(\d{2})-(\d{2})")
+# ASCII digits only (`\d` also matches other scripts' digits, which int() accepts), at most six
+# a part: a release is a few characters, never a number Python takes long to convert.
+_N = "([0-9]{1,6})"
+_VERSION = re.compile(rf"{_N}\.{_N}(?:\.{_N})?(?:(a|b|rc){_N})?")
+_DATED = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}@([0-9]{4})-([0-9]{2})-([0-9]{2})")
+# A release of the examples (gbsite.toml, --torch, since=, since:, the record's outcomes).
+RELEASE = re.compile(rf"{_N}\.{_N}\.{_N}")
+RELEASE_HELP = "a torch release such as 2.15.0 (three numbers of at most six digits)"
+
+
+def is_release(text: str) -> bool:
+    """Whether `text` is a release of the examples: ASCII `X.Y.Z`, each part 1 to 6 digits."""
+    return RELEASE.fullmatch(text) is not None
+
+
 _PRE = {"a": 0, "b": 1, "rc": 2}
 _FINAL = (3, 0)  # after a, b and rc of the same version
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
-from gbsite.errors import Problem
+from gbsite.errors import Problem, one_line
 
 
 def report(
@@ -42,7 +42,21 @@ def report(
             continue
         print(f"{program}: {problem}" if program and problem.path is None else problem, file=out)
         detail = details(problem).strip() if details else ""
-        if detail:
-            print("    " + detail.replace("\n", "\n    "), file=out)
+        if detail:  # indented, a line each: no line of it can pass for one of gbsite's own
+            print("\n".join("    " + _inert(ln) for ln in detail.splitlines()), file=out)
     for line in footer:
-        print(line, file=footer_file or out)
+        say(line, file=footer_file or out)
+
+
+def say(text: str, *, file: TextIO | None = None, flush: bool = False) -> None:
+    """Print one line of gbsite's own (a progress line, a summary) that may quote what it read
+    or what a program did: control characters escaped, so that it stays one line and cannot
+    start another (a forged `::error` workflow command in CI's log)."""
+    print(one_line(text), file=file or sys.stdout, flush=flush)
+
+
+def _inert(line: str) -> str:
+    """A line a program printed, shown so that no CI log reads it as a workflow command
+    (GitHub's runner ignores the spaces before `::` and `##[`): such a line gets a backslash."""
+    line = one_line(line)
+    return "\\" + line if line.lstrip().startswith(("::", "##[")) else line

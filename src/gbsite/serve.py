@@ -22,7 +22,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from gbsite import config
 from gbsite.config import Config
-from gbsite.errors import GbsiteError
+from gbsite.errors import GbsiteError, one_line
 from gbsite.preview import ServedSite, SiteState, make_handler
 from gbsite.site import build
 from gbsite.site.cache import BuildCache
@@ -59,6 +59,21 @@ class _Watcher(FileSystemEventHandler):
                 self.changed(Path(str(raw)))
 
 
+class _HTTPServer(http.server.ThreadingHTTPServer):
+    """A client that goes away mid-answer (a closed tab, a cancelled reload) is no error of
+    ours: nothing to print. Anything else is one line, not a traceback."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError | TimeoutError):
+            return
+        print(one_line(f"gbsite serve: a request failed: {error!r}"), file=sys.stderr)
+
+
 class DevServer:
     def __init__(
         self,
@@ -86,7 +101,7 @@ class DevServer:
         self._watches: dict[Path, ObservedWatch] = {}
         handler = make_handler(self.state, self.stopping, host)
         try:
-            self.httpd = http.server.ThreadingHTTPServer((host, port), handler)
+            self.httpd = _HTTPServer((host, port), handler)
         except OSError as exc:
             raise GbsiteError(
                 f"cannot listen on {host}:{port}: {exc.strerror}; choose another port with --port"

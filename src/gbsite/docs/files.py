@@ -142,6 +142,15 @@ def parse(path: Path, text: str, *, outside: bool = True) -> Doc:
             f"ADDITIONAL INFORMATION END marker comes before the START marker on line "
             f"{_line_no(text, start.start())}; put START first",
         )
+    block = text[start.end() : end.start()]
+    too_deep = html_too_deep(block)
+    if too_deep is not None:
+        raise GbsiteError.at(
+            path,
+            _line_no(text, start.end() + too_deep),
+            f"HTML tags nested more than {MAX_HTML_DEPTH} levels deep; a page's notes need a "
+            "few levels: close the tags you open",
+        )
     recorded = _HEADER.fullmatch(text.split("\n", 1)[0].rstrip())
     outside_lines: list[Line] = []
     if outside:
@@ -152,11 +161,39 @@ def parse(path: Path, text: str, *, outside: bool = True) -> Doc:
     return Doc(
         path,
         text,
-        text[start.end() : end.start()],
+        block,
         (_line_no(text, start.start()), _line_no(text, end.start())),
         tuple(outside_lines),
         recorded.group(1) if recorded else None,
     )
+
+
+# Raw HTML in a block is nested at most this deep. The sanitizer's work grows faster than the
+# square of the depth (20,000 nested <div>s: 3 s; 150,000 in a 0.75 MB block: minutes), and a
+# page's notes use a few levels. Markdown's own nesting is bounded by markdown-it.
+MAX_HTML_DEPTH = 400
+_TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)")
+# Elements that never hold others. (`<div/>` opens a div in HTML: the slash does not close it.)
+_VOID = frozenset(
+    "area base br col embed hr img input link meta param source track wbr".split()
+)
+
+
+def html_too_deep(block: str) -> int | None:
+    """The offset of the first tag nested deeper than MAX_HTML_DEPTH in `block`, if any. Counts
+    as a browser might at worst: every start tag but a void one opens a level (tags in code
+    and comments too), every end tag closes one."""
+    if block.count("<") <= MAX_HTML_DEPTH:
+        return None
+    depth = 0
+    for match in _TAG.finditer(block):
+        if match.group(1):
+            depth = max(0, depth - 1)
+        elif match.group(2).lower() not in _VOID:
+            depth += 1
+            if depth > MAX_HTML_DEPTH:
+                return match.start()
+    return None
 
 
 def markers(text: str) -> tuple[re.Match[str] | None, re.Match[str] | None]:

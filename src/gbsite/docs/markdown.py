@@ -27,6 +27,23 @@ from gbsite.docs.highlight import highlight_code
 
 _MENTION = re.compile(r"\bGB([0-9]{4})\b")
 _EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)
+_C0_OR_SPACE = "".join(map(chr, range(0x21)))
+_TAB_OR_NEWLINE = re.compile("[\t\n\r]")
+
+
+def as_browsers_read(url: str) -> str:
+    """A URL as a browser's parser takes it (WHATWG URL): leading and trailing control
+    characters and spaces dropped, tabs and newlines anywhere removed, and, in an http(s) page,
+    a backslash read as a slash. So `\\\\host/a.png`, ` //host/a.png` and `/\\host/a.png` are
+    all `//host/...`: another host."""
+    url = _TAB_OR_NEWLINE.sub("", url.strip(_C0_OR_SPACE))
+    return url.replace("\\", "/")
+
+
+def loads_elsewhere(url: str) -> bool:
+    """Whether fetching `url` from a page of the site would be a request to another host (or
+    to a scheme: data:, blob:...): anything but a path on the site itself."""
+    return _EXTERNAL.match(as_browsers_read(url)) is not None
 
 # Tags GitHub allows in Markdown that nh3's default list lacks, plus what our renderer emits.
 # No <picture>/<source>: their srcset could load from another host.
@@ -48,6 +65,10 @@ _ATTRIBUTES["ol"] |= {"start", "reversed"}
 _ATTRIBUTES["td"] |= {"colspan", "rowspan", "align"}
 _ATTRIBUTES["th"] |= {"colspan", "rowspan", "align", "scope"}
 _ATTRIBUTES["details"] |= {"open"}
+# The attributes allowed above that make a browser fetch something: only an image's source. (No
+# srcset, style, <video>, <audio>, <source>, <object>, <link>: a request they make is harder to
+# see, and no page needs them.) Each is checked by loads_elsewhere.
+_LOADS = {"img": ("src",)}
 
 
 # Prefix of every id a contributor's block defines (heading anchors, footnotes, raw HTML), as
@@ -65,8 +86,10 @@ def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
         return _prefixed(value)
     if tag == "a" and attribute == "href" and value.startswith("#") and len(value) > 1:
         return "#" + _prefixed(value[1:])  # a link within the block follows its target's id
-    if tag == "img" and attribute == "src" and _EXTERNAL.match(value):
-        return None  # an image from another host would be a request to it
+    if attribute in _LOADS.get(tag, ()):
+        # Kept as the browser will read it, and only when that is a path on the site: an image
+        # from another host would be a request to it.
+        return None if loads_elsewhere(value) else as_browsers_read(value)
     if tag == "input" and attribute == "type":
         return value if value == "checkbox" else None
     return value
@@ -246,7 +269,7 @@ class ContributorMarkdown:
         token = tokens[idx]
         src = str(token.attrGet("src") or "")
         alt = renderer.renderInlineAsText(token.children or [], options, env)
-        if _EXTERNAL.match(src):
+        if loads_elsewhere(src):
             # Loading it would be a request to another host: link to it instead.
             label = escape(alt or "image", quote=False)
             return f'<a href="{escape(src, quote=True)}">[image: {label}]</a>'

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gbsite import releases
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
 
@@ -45,7 +46,6 @@ KINDS = ("gb-repro", "gb-fix")
 _OPTION = re.compile(
     r"(compile|backend|needs|eager|fullgraph|since|recompiles)=([A-Za-z_0-9][\w.:-]*)"
 )
-RELEASE = re.compile(r"\d+\.\d+\.\d+")  # a torch release, as gbsite.toml lists them
 # option -> Annotation field
 _FIELDS = {
     "compile": "compile_name",
@@ -77,7 +77,10 @@ _FIX_RULE = "calls>=2"
 
 
 # needs=package:NAME, or needs=python:X.Y for a break only newer bytecode reaches
-_NEEDS_FORM = re.compile(r"package:[\w.-]+|python:3\.\d+")
+# (a package's name as PEP 508 has it: ASCII letters and digits, with . _ - inside)
+_NEEDS_FORM = re.compile(
+    r"package:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?|python:3\.[0-9]{1,2}"
+)
 NEEDS_HELP = "cuda, distributed, package:NAME or python:3.N"
 
 
@@ -222,8 +225,10 @@ def parse_info(info: str) -> Annotation | None:
                 "`recompiles=yes` is the only recompiles option, and only for a gb-fix (one "
                 "whose calls make Dynamo compile more than twice)"
             )
-        if key == "since" and not RELEASE.fullmatch(value):
-            raise ValueError(f"`since={value}`: a torch release of the examples, such as 2.15.0")
+        if key == "since" and not releases.is_release(value):
+            raise ValueError(
+                f"`since={value[:40]}`: a torch release of the examples, such as 2.15.0"
+            )
         options[_FIELDS[key]] = value
     if options.get("compile_name") == SCRIPT and options.keys() & {
         "backend",

@@ -235,7 +235,16 @@ def check_examples(
         for c in check.results
         if c.ok and c.result.outcome is not None
     }
-    rec.store(cfg.verified_file, {release: outcomes}, current_rows(every.values()))
+
+    def now() -> dict[rec.Key, rec.Row]:
+        """The pages' blocks as they are when the outcomes are stored: a page edited (and run by
+        another check) meanwhile keeps the other run's rows."""
+        try:
+            return current_rows(read_pages(cfg, reg).values())
+        except GbsiteError:  # a page broken meanwhile: the blocks as this run read them
+            return current_rows(every.values())
+
+    rec.store(cfg.verified_file, {release: outcomes}, now)
     check.problems += [
         Problem(f"{c.result.block.kind} {c.summary}", c.result.block.path, c.result.block.line)
         for c in sorted(check.failed, key=lambda c: (str(c.result.block.path), c.result.block.line))

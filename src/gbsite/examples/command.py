@@ -10,7 +10,7 @@ from gbsite.config import Config
 from gbsite.errors import GbsiteError
 from gbsite.examples import checking, torchenv
 from gbsite.registry import store as registry
-from gbsite.report import report
+from gbsite.report import report, say
 
 
 def check(cfg: Config, args: argparse.Namespace) -> int:
@@ -31,7 +31,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
 
     def started(check: checking.ExampleCheck) -> None:
         how = "forked from one warm interpreter" if check.forked else "each in a fresh interpreter"
-        print(
+        say(
             f"check --examples: {check.blocks} blocks with torch {check.torch}, {how}, "
             f"{args.jobs} at a time",
             flush=True,
@@ -39,7 +39,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
 
     def progress(c: checking.Checked) -> None:
         r = c.result
-        print(
+        say(
             f"  {'ok  ' if c.ok else 'FAIL'} {r.block.where}"
             f"{r.block.kind}: {c.summary} ({r.seconds:.1f} s)",
             flush=True,

@@ -1,7 +1,7 @@
 """Runs annotated examples. Standard library and torch only: it runs under whatever Python has
 torch, which need not have gbsite installed. Two modes:
 
-    python driver.py PROGRAM RESULT NAME BACKEND MODE
+    python driver.py PROGRAM RESULT_FD NAME BACKEND MODE
         runs one program in this fresh interpreter (the portable way, and the fallback)
     python driver.py --serve
         a fork server (Linux, macOS): imports torch once, warms Dynamo up, then reads one job
@@ -192,14 +192,101 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
     return result
 
 
-def write_result(path: str, result: dict[str, Any]) -> None:
-    with open(path, "w", encoding="utf-8") as out:  # noqa: PTH123
-        json.dump(result, out)
+MAX_TEXT = 20_000  # characters of a message kept (its start and its end, where links are)
+
+
+def write_result(fd: int, result: dict[str, Any]) -> None:
+    """The outcome, as JSON, to the file descriptor the caller reads it from."""
+    for key in ("message",):
+        text = str(result.get(key) or "")
+        if len(text) > MAX_TEXT:
+            result[key] = text[: MAX_TEXT // 2] + "\n[...]\n" + text[-MAX_TEXT // 2 :]
+    result["chain"] = [str(m)[:MAX_TEXT] for m in result.get("chain") or []][:20]
+    data = json.dumps(result).encode("utf-8")
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+# ---- containing what a run starts ---------------------------------------------------------------
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def prctl(option: int, value: int) -> bool:
+    """Linux's prctl(2), through ctypes; False where there is none."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def become_subreaper() -> bool:
+    """Orphans among this process's descendants become its children (not init's)."""
+    return prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux: /proc), zombies included."""
+    found: list[int] = []
+    try:
+        names = os.listdir("/proc")  # noqa: PTH208 - stdlib only, and fast
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:  # noqa: PTH123
+                stat = f.read()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rfind(b")") + 2 :].split()  # after "pid (comm) ": state, ppid, ...
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(name))
+    return found
+
+
+def kill_descendants(keep: frozenset[int] = frozenset()) -> None:
+    """Kill this process's children but `keep`, and everything they started. In a subreaper
+    the orphans of a killed child become children of this process: repeat until none is left
+    (each round waits for the children it killed, so a round sees their orphans)."""
+    import signal
+
+    me = os.getpid()
+    for _ in range(10_000):
+        found = [pid for pid in children_of(me) if pid not in keep]
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in found:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
+def contained(run: Any) -> Any:
+    """`run()` in this process made a subreaper, killing whatever it started before returning."""
+    reaper = become_subreaper()
+    try:
+        return run()
+    finally:
+        if reaper:
+            kill_descendants()
 
 
 def main() -> None:
-    program, result_path, name, backend, mode = sys.argv[1:6]
-    write_result(result_path, execute(program, name, backend, mode))
+    program, result_fd, name, backend, mode = sys.argv[1:6]
+    result = contained(lambda: execute(program, name, backend, mode))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    write_result(int(result_fd), result)
 
 
 # ---- the fork server ---------------------------------------------------------------------------
@@ -233,9 +320,12 @@ def warm_up() -> None:
     torch._dynamo.reset()
 
 
-def child(job: dict[str, Any]) -> None:
+def child(job: dict[str, Any], result_fd: int) -> None:
     """In the forked child: the job's own folder, files for its output, fresh Dynamo state."""
     os.setpgid(0, 0)  # a timeout kills the whole group, with anything the example started
+    import signal
+
+    prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # the server gone (killed by a block): die too
     os.chdir(job["cwd"])
     for fd, name in ((0, os.devnull), (1, job["stdout"]), (2, job["stderr"])):
         flags = os.O_RDONLY if fd == 0 else os.O_WRONLY | os.O_CREAT | os.O_TRUNC
@@ -256,16 +346,27 @@ def child(job: dict[str, Any]) -> None:
         counters.clear()
     except Exception:  # a stand-in torch without Dynamo
         pass
-    result = execute(job["program"], job["name"], job["backend"], job["mode"])
-    write_result(job["result"], result)
+    result = contained(lambda: execute(job["program"], job["name"], job["backend"], job["mode"]))
     sys.stdout.flush()
     sys.stderr.flush()
+    write_result(result_fd, result)
 
 
 def serve() -> None:
     import selectors
     import signal
+    import tempfile
 
+    # Orphans of the runs (a run killed on timeout, or one that exited abruptly) become this
+    # server's children, killed as each run ends; and the server ends with gbsite.
+    become_subreaper()
+    prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)  # Ctrl-C reaches gbsite too: the runs die with us
     try:
         warm_up()
         import torch
@@ -277,62 +378,90 @@ def serve() -> None:
     print(json.dumps({"ready": True, "torch": version}), file=out, flush=True)
     selector = selectors.DefaultSelector()
     selector.register(0, selectors.EVENT_READ, None)
-    running: dict[int, tuple[dict[str, Any], float, int | None]] = {}  # pid -> job, deadline, fd
+    # pid -> job, deadline, pidfd, the unnamed file its result is written to
+    running: dict[int, tuple[dict[str, Any], float, int | None, Any]] = {}
     stdin_open = True
     pending = b""  # jobs arrive as lines; a read may hold several, or part of one
 
+    def kill_run(pid: int) -> None:
+        for kill in (os.killpg, os.kill):
+            with contextlib.suppress(OSError):
+                kill(pid, signal.SIGKILL)
+
     def finished(pid: int, status: int, timed_out: bool) -> None:
-        job, _, fd = running.pop(pid)
+        job, _, fd, result_file = running.pop(pid)
         if fd is not None:
             selector.unregister(fd)
             os.close(fd)
-        report = {"key": job["key"], "exit": os.waitstatus_to_exitcode(status)}
+        kill_descendants(frozenset(running))  # orphans: what the run left, and only that
+        report: dict[str, Any] = {"key": job["key"], "exit": os.waitstatus_to_exitcode(status)}
         if timed_out:
             report["timeout"] = True
+        result_file.seek(0)
+        raw = result_file.read(4 * 2**20)
+        result_file.close()
+        with contextlib.suppress(ValueError):
+            report["result"] = json.loads(raw) if raw else None
         print(json.dumps(report), file=out, flush=True)
 
-    while stdin_open or running:
-        now = time.monotonic()
-        wait = min((deadline for _, deadline, _ in running.values()), default=now + 1.0) - now
-        # Without pidfds (macOS) a child's end is noticed by polling.
-        if any(fd is None for _, _, fd in running.values()):
-            wait = min(wait, 0.02)
-        for key, _ in selector.select(timeout=max(0.0, wait)):
-            if key.data is not None:
-                continue  # a child ended: reaped below
-            chunk = os.read(0, 1 << 16)
-            if not chunk:
-                stdin_open = False
-                selector.unregister(0)
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                job = json.loads(line)
-                pid = os.fork()
-                if pid == 0:  # the child never returns into the server loop
-                    code = 0
+    try:
+        while stdin_open or running:
+            now = time.monotonic()
+            wait = min((d for _, d, _, _ in running.values()), default=now + 1.0) - now
+            # Without pidfds (macOS) a child's end is noticed by polling.
+            if any(fd is None for _, _, fd, _ in running.values()):
+                wait = min(wait, 0.02)
+            for key, _ in selector.select(timeout=max(0.0, wait)):
+                if key.data is not None:
+                    continue  # a child ended: reaped below
+                chunk = os.read(0, 1 << 16)
+                if not chunk:
+                    # gbsite closes our stdin once every run has ended, or is gone: then the
+                    # runs still going are nobody's.
+                    stdin_open = False
+                    selector.unregister(0)
+                    for pid in running:
+                        kill_run(pid)
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    job = json.loads(line)
+                    result_file = tempfile.TemporaryFile()  # noqa: SIM115 - closed in finished()
+                    pid = os.fork()
+                    if pid == 0:  # the child never returns into the server loop
+                        code = 0
+                        try:
+                            for _, _, other_fd, other_file in running.values():
+                                other_file.close()  # not another run's result to write
+                                if other_fd is not None:
+                                    os.close(other_fd)
+                            child(job, result_file.fileno())
+                        except BaseException:
+                            code = 70
+                        os._exit(code)
                     try:
-                        child(job)
-                    except BaseException:
-                        code = 70
-                    os._exit(code)
-                try:
-                    fd: int | None = os.pidfd_open(pid)
-                except (AttributeError, OSError):
-                    fd = None
-                if fd is not None:
-                    selector.register(fd, selectors.EVENT_READ, pid)
-                running[pid] = (job, time.monotonic() + float(job["timeout"]), fd)
-        for pid in list(running):
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                finished(pid, status, False)
-            elif running[pid][1] <= time.monotonic():
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except ProcessLookupError:  # not yet a group leader
-                    os.kill(pid, signal.SIGKILL)
-                _, status = os.waitpid(pid, 0)
-                finished(pid, status, True)
+                        fd: int | None = os.pidfd_open(pid)
+                    except (AttributeError, OSError):
+                        fd = None
+                    if fd is not None:
+                        selector.register(fd, selectors.EVENT_READ, pid)
+                    deadline = time.monotonic() + float(job["timeout"])
+                    running[pid] = (job, deadline, fd, result_file)
+            for pid in list(running):
+                # Ended, but not reaped yet (WNOWAIT): its process group cannot be another's
+                # while finished() kills what is left of it.
+                if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                    with contextlib.suppress(OSError):
+                        os.killpg(pid, signal.SIGKILL)
+                    _, status = os.waitpid(pid, 0)
+                    finished(pid, status, False)
+                elif running[pid][1] <= time.monotonic():
+                    kill_run(pid)
+                    _, status = os.waitpid(pid, 0)
+                    finished(pid, status, True)
+    finally:  # stopped by gbsite (Ctrl-C, an error) or by a signal: nothing left running
+        for pid in running:
+            kill_run(pid)
+        kill_descendants()
 
 
 if __name__ == "__main__":

@@ -19,16 +19,19 @@ release), so the file names none.
 
 from __future__ import annotations
 
+import contextlib
+import glob
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gbsite import releases
 from gbsite.errors import GbsiteError
-from gbsite.fs.files import check_input, write_if_changed
+from gbsite.fs.files import check_input, decode_utf8, write_if_changed
 from gbsite.fs.lock import locked
 from gbsite.registry import yamlio
-from gbsite.releases import order
 
 # What a block did with one release's torch.
 BREAKS = "breaks"  # a gb-repro broke (or, with fullgraph=false, logged a break) with its id
@@ -39,9 +42,12 @@ RECOMPILES = "recompiles"  # a gb-fix recompiled more than once, and its fence d
 EAGER_FAILS = "eager-fails"  # broke as promised, but fails without torch.compile as well
 ERROR = "error"  # raised something else, printed output, or never called the compiled code
 OTHER = "breaks "  # + ids: broke with other graph breaks ("breaks GB0059")
-_OUTCOME = re.compile(r"breaks|no-break|runs|once|recompiles|eager-fails|error|breaks( GB\d{4})+")
+_OUTCOME = re.compile(
+    r"breaks|no-break|runs|once|recompiles|eager-fails|error|breaks( GB[0-9]{4})+"
+)
 
 MAX_BYTES = 32 * 2**20  # about 30 times the record of today's ~1,000 blocks
+MAX_ENV = "GBSITE_MAX_RECORD_MB"
 HEADER = (
     "# Written by `gbsite check --examples` and CI (`gbsite ci merge`), never by hand: what each\n"
     "# annotated example of docs/gb/ did with each torch release of gbsite.toml's [examples]\n"
@@ -122,67 +128,121 @@ class Record:
 EMPTY = Record({})
 
 
-def _malformed(path: Path, why: str) -> GbsiteError:
-    # `why` may quote the file: one line, so that no value can pass for a line of its own (a
-    # forged `::error` workflow command in CI's log).
-    why = " ".join(why.split())[:300]
+def _malformed(path: Path, why: str, line: int | None = None) -> GbsiteError:
+    # `why` may quote the file: Problem prints it on one line whatever it holds, so that no
+    # value can pass for a line of its own (a forged `::error` workflow command in CI's log).
     return GbsiteError.at(
         path,
-        None,
-        f"not a record of examples ({why}); delete it and run gbsite check --examples",
+        line,
+        f"not a record of examples ({why[:300]}); delete it and run gbsite check --examples",
     )
+
+
+def max_bytes() -> int:
+    """The largest record read: MAX_BYTES, or $GBSITE_MAX_RECORD_MB (every command reads the
+    record, so the limit is set once for all of them)."""
+    raw = os.environ.get(MAX_ENV, "")
+    if not raw:
+        return MAX_BYTES
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = float("nan")
+    if not 0 < mb < 2**20:  # nan fails too
+        raise GbsiteError(f"{MAX_ENV}={raw[:40]!r} is not a number of megabytes above 0")
+    return int(mb * 2**20)
+
+
+def _text(path: Path) -> str:
+    """The record's text: a regular file inside the project, within the size limit."""
+    # Not a pipe, a device or a link out of the project (it would hang, fill the memory, or
+    # decide what the site says from a file elsewhere), and not beyond any real record's size.
+    check_input(path)
+    limit = max_bytes()
+    try:
+        with path.open("rb") as f:
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
+    if len(data) > limit:
+        raise _malformed(path, f"larger than {limit / 2**20:g} MB; {MAX_ENV} raises the limit")
+    return decode_utf8(path, data)
+
+
+_ROW_KEYS = {"id", "kind", "sha256", "outcomes"}
+_OLD_ROW_KEYS = {"line", "build"}  # written by older gbsite; read, checked and dropped
+_ID = re.compile(r"GB[0-9]{4}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def read(path: Path) -> Record:
     """The record; an empty one when there is none yet. The first format (a `verified:` list of
-    blocks that passed, each with its torch) is read as outcomes of that torch's release."""
-    if not path.exists():
+    blocks that passed, each with its torch) is read as outcomes of that torch's release. Every
+    value is checked: anything else is a one-line error with its line."""
+    if not path.exists() and not path.is_symlink():
         return EMPTY
-    # Not a pipe, a device or a link out of the project (it would hang, fill the memory, or
-    # decide what the site says from a file elsewhere), and not beyond any real record's size.
-    check_input(path)
-    if path.stat().st_size > MAX_BYTES:
-        raise _malformed(path, f"larger than {MAX_BYTES // 2**20} MB")
-    data = yamlio.read(path)
+    text = _text(path)
+    data = yamlio.load(path, text)
+    where = yamlio.Locator(text)
     if isinstance(data, dict) and "verified" in data and "blocks" not in data:
-        return _read_first_format(path, data["verified"])
+        return _read_first_format(path, data["verified"], where)
     if not isinstance(data, dict) or not isinstance(data.get("blocks"), list):
-        raise _malformed(path, "it needs `blocks:`")
+        raise _malformed(path, "it needs `blocks:`, a list", where.line(["blocks"]))
     # `releases:` (each release's build) and a row's `line:` are read from older records and
     # not kept: neither identifies an outcome.
     rows: dict[Key, Row] = {}
-    for item in data["blocks"]:
-        if not isinstance(item, dict) or not {"id", "kind", "sha256", "outcomes"} <= item.keys():
-            raise _malformed(path, "each block needs id, kind, sha256 and outcomes")
-        outcomes = item["outcomes"]
-        if not isinstance(outcomes, dict) or not all(
-            isinstance(v, str) and _OUTCOME.fullmatch(v) for v in outcomes.values()
-        ):
-            raise _malformed(
-                path, f"block {str(item['sha256'])[:64]}: unknown outcome in {outcomes}"
-            )
-        row = Row(
-            str(item["id"]),
-            str(item["kind"]),
-            0,
-            str(item["sha256"]),
-            {str(k): v for k, v in outcomes.items()},
-        )
+    for n, item in enumerate(data["blocks"]):
+        row = _row(path, n, item, where)
         rows[row.id, row.sha256] = row
     return Record(rows)
 
 
-def _read_first_format(path: Path, entries: object) -> Record:
-    if not isinstance(entries, list) or not all(
-        isinstance(e, dict) and {"id", "sha256", "torch"} <= e.keys() for e in entries
-    ):
-        raise _malformed(path, "entries need id, sha256 and torch")
+def _row(path: Path, n: int, item: object, where: yamlio.Locator) -> Row:
+    def bad(why: str, *key: str) -> GbsiteError:
+        return _malformed(path, f"block {n + 1}: {why}", where.line(["blocks", n, *key]))
+
+    if not isinstance(item, dict) or not item.keys() >= _ROW_KEYS:
+        raise bad("each block needs id, kind, sha256 and outcomes")
+    unknown = sorted(str(k) for k in item.keys() - _ROW_KEYS - _OLD_ROW_KEYS)
+    if unknown:
+        raise bad(f"unknown key {unknown[0]!r}", unknown[0])
+    for key, form in (("id", _ID), ("sha256", _SHA256)):
+        if not isinstance(item[key], str) or not form.fullmatch(item[key]):
+            raise bad(f"{key} is not {'an id like GB0025' if key == 'id' else 'a sha256'}", key)
+    if item["kind"] not in ("gb-repro", "gb-fix"):
+        raise bad("kind is gb-repro or gb-fix", "kind")
+    line = item.get("line", 1)
+    if not isinstance(line, int) or isinstance(line, bool) or not 0 < line < 10**9:
+        raise bad("line is a line number", "line")
+    if not isinstance(item.get("build", ""), str):
+        raise bad("build is a string", "build")
+    outcomes = item["outcomes"]
+    if not isinstance(outcomes, dict):
+        raise bad("outcomes is a mapping of release to outcome", "outcomes")
+    for release, outcome in outcomes.items():
+        if not isinstance(release, str) or not releases.is_release(release):
+            raise bad(f"{str(release)[:40]!r} is not a release such as 2.13.0", "outcomes")
+        if not isinstance(outcome, str) or not valid_outcome(outcome):
+            raise bad(f"unknown outcome {str(outcome)[:60]!r}", "outcomes", release)
+    return Row(item["id"], item["kind"], 0, item["sha256"], dict(outcomes))
+
+
+def _read_first_format(path: Path, entries: object, where: yamlio.Locator) -> Record:
+    if not isinstance(entries, list):
+        raise _malformed(path, "`verified:` is a list", where.line(["verified"]))
     rows: dict[Key, Row] = {}
-    for e in entries:
-        kind = str(e.get("kind") or "gb-repro")
-        rows[str(e["id"]), str(e["sha256"])] = Row(
-            str(e["id"]), kind, 0, str(e["sha256"]), {release_of(str(e["torch"])): passing(kind)}
-        )
+    for n, e in enumerate(entries):
+        ok = isinstance(e, dict) and {"id", "sha256", "torch"} <= e.keys()
+        ok = ok and all(isinstance(e[k], str) for k in ("id", "sha256", "torch"))
+        kind = e.get("kind") or "gb-repro" if isinstance(e, dict) else ""
+        release = release_of(e["torch"]) if ok else ""
+        if not ok or kind not in ("gb-repro", "gb-fix") or not releases.is_release(release):
+            raise _malformed(
+                path,
+                f"entry {n + 1}: entries need id, sha256, kind and a torch release",
+                where.line(["verified", n]),
+            )
+        rows[e["id"], e["sha256"]] = Row(e["id"], kind, 0, e["sha256"], {release: passing(kind)})
     return Record(rows)
 
 
@@ -194,7 +254,7 @@ def write(path: Path, record: Record) -> bool:
             "id": row.id,
             "kind": row.kind,
             "sha256": row.sha256,
-            "outcomes": {r: row.outcomes[r] for r in sorted(row.outcomes, key=order)},
+            "outcomes": {r: row.outcomes[r] for r in sorted(row.outcomes, key=releases.order)},
         }
         # By page; within one, as the rows come (updated(): as the page has its blocks; read():
         # as the file has them), so that a read and a write change nothing.
@@ -220,11 +280,26 @@ def updated(record: Record, runs: dict[str, dict[Key, str]], current: dict[Key, 
     return Record(rows)
 
 
-def store(path: Path, runs: dict[str, dict[Key, str]], current: dict[Key, Row]) -> Record:
+def store(
+    path: Path,
+    runs: dict[str, dict[Key, str]],
+    current: dict[Key, Row] | Callable[[], dict[Key, Row]],
+) -> Record:
     """Add `runs` (release -> block -> outcome) to the record at `path`, read afresh under the
     lock of its folder: two runs that end together (two releases, two pages) both keep their
-    outcomes."""
+    outcomes, and a run changes only the rows it ran. `current` (or what it returns, asked under
+    the lock: the pages as they are now, not as they were when a long run started) says which
+    blocks the pages still have."""
     with locked(path.parent, "the record of examples"):
-        new = updated(read(path), runs, current)
+        _remove_leftovers(path)
+        new = updated(read(path), runs, current() if callable(current) else current)
         write(path, new)
     return new
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Remove the temporary files (write_atomic's `.NAME.*.tmp`) of a write that was killed
+    before its rename. Only a writer holding the lock calls this: no write is under way."""
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            leftover.unlink()

@@ -12,8 +12,10 @@ compiled (judging.judge). A `compile=none` block is run once, as written (mode "
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -22,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gbsite.errors import GbsiteError
 from gbsite.examples import annotations as examples
@@ -54,10 +57,6 @@ class Run:
         return self.folder / "example.py"
 
     @property
-    def result(self) -> Path:
-        return self.folder / "result.json"
-
-    @property
     def stdout(self) -> Path:
         return self.folder / "stdout.txt"
 
@@ -70,7 +69,6 @@ class Run:
             "key": self.key,
             "cwd": str(self.folder),
             "program": str(self.program),
-            "result": str(self.result),
             "stdout": str(self.stdout),
             "stderr": str(self.stderr),
             "name": self.block.compile_name,
@@ -88,6 +86,10 @@ class Ended:
     seconds: float
     timed_out: bool = False
     exit_code: int = 0
+    # What the driver reported, through a channel of its own (never a file the program could
+    # write); None when it reported nothing (the process died first).
+    data: dict[str, Any] | None = None
+    failure: str = ""  # why the run could not be judged at all, when gbsite knows
 
     def outcome(self, timeout: float) -> Outcome:
         def text(path: Path) -> str:
@@ -98,14 +100,14 @@ class Ended:
 
         stdout, stderr = text(self.run.stdout), text(self.run.stderr)
         if self.timed_out:
-            return Outcome.failed(f"did not finish within {timeout:.0f} s", stdout, stderr)
-        try:
-            data = json.loads(self.run.result.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            return Outcome.failed(f"did not finish within {timeout:g} s", stdout, stderr)
+        if self.failure:
+            return Outcome.failed(self.failure, stdout, stderr[-3000:])
+        if not isinstance(self.data, dict):
             return Outcome.failed(
                 f"the interpreter died (exit {self.exit_code})", stdout, stderr[-3000:]
             )
-        return Outcome(data, stdout, stderr)
+        return Outcome(self.data, stdout, stderr)
 
 
 def plan(blocks: list[Block], root: Path) -> list[Run]:
@@ -128,6 +130,10 @@ def plan(blocks: list[Block], root: Path) -> list[Run]:
 
 def can_fork() -> bool:
     return sys.platform != "win32" and hasattr(os, "fork")
+
+
+class ServerStopped(Exception):
+    """The fork server ended while runs were in flight (a block killed it, say)."""
 
 
 class ForkServer:
@@ -158,72 +164,152 @@ class ForkServer:
             )
 
     def submit(self, run: Run) -> None:
-        self.stdin.write(json.dumps(run.job(self.timeout)) + "\n")
-        self.stdin.flush()
+        try:
+            self.stdin.write(json.dumps(run.job(self.timeout)) + "\n")
+            self.stdin.flush()
+        except BrokenPipeError:
+            raise ServerStopped from None
 
     def next_end(self) -> dict[str, object]:
         line = self.stdout.readline()
         if not line:
-            err = self.proc.stderr.read() if self.proc.stderr else ""
-            raise GbsiteError(f"the example server stopped: {err.strip()[-500:]}")
+            raise ServerStopped
         data: dict[str, object] = json.loads(line)
         return data
 
-    def close(self) -> None:
+    def close(self, *, stop: bool = False) -> None:
+        """Let the server finish (its runs have ended), or `stop` it: it kills its runs."""
         if self.proc.poll() is None:
-            self.stdin.close()
+            if stop:
+                self.proc.terminate()
+            with contextlib.suppress(BrokenPipeError):
+                self.stdin.close()
             try:
-                self.proc.wait(timeout=self.timeout + 10)
+                self.proc.wait(timeout=10 if stop else self.timeout + 10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        with contextlib.suppress(BrokenPipeError):
+            self.stdin.close()
         if self.proc.stderr:
             self.proc.stderr.close()
         self.stdout.close()
 
 
+KILLED_SERVER = (
+    "the example server was killed while this block ran alone: a block must not kill the "
+    "processes that run it"
+)
+
+
 def _forked(runs: list[Run], python: str, jobs: int, timeout: float) -> Iterator[Ended]:
+    """Runs `jobs` at a time in a fork server. When the server dies (a block killed it), a new
+    one takes over; the runs it had are run again one at a time, and a run that was alone with
+    it when it died is the one that killed it: it fails."""
     server = ForkServer(python, timeout)
+    done = False
     try:
         by_key = {run.key: run for run in runs}
         queue = list(reversed(runs))
+        suspects: list[Run] = []  # in flight when a server died: each now runs alone
         started: dict[str, float] = {}
-        while queue or started:
-            while queue and len(started) < jobs:
-                run = queue.pop()
+        while queue or suspects or started:
+            alone = any(by_key[k] in suspects for k in started)
+            while not alone and len(started) < jobs and (queue or suspects):
+                if suspects:
+                    if started:
+                        break  # a suspect waits until it can run alone
+                    run = suspects[-1]
+                    alone = True
+                else:
+                    run = queue.pop()
                 started[run.key] = time.monotonic()
                 server.submit(run)
-            end = server.next_end()
+            try:
+                end = server.next_end()
+            except ServerStopped:
+                server.close(stop=True)
+                for key, at in started.items():
+                    run = by_key[key]
+                    if alone:  # run alone: it killed the server
+                        suspects.remove(run)
+                        yield Ended(run, time.monotonic() - at, failure=KILLED_SERVER)
+                    else:
+                        suspects.insert(0, run)
+                started.clear()
+                server = ForkServer(python, timeout)
+                continue
             key = str(end["key"])
             seconds = time.monotonic() - started.pop(key)
+            if by_key[key] in suspects:
+                suspects.remove(by_key[key])
+            data = end.get("result")
             yield Ended(
-                by_key[key], seconds, bool(end.get("timeout")), int(str(end.get("exit", 0)))
+                by_key[key],
+                seconds,
+                bool(end.get("timeout")),
+                int(str(end.get("exit", 0))),
+                data if isinstance(data, dict) else None,
             )
+        done = True
     finally:
-        server.close()
+        server.close(stop=not done)  # Ctrl-C or an error: the server kills the runs it has
+
+
+# The fresh interpreters running now: killed when gbsite stops early (Ctrl-C).
+_LIVE: set[subprocess.Popen[bytes]] = set()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    for kill in (os.killpg, os.kill):
+        with contextlib.suppress(OSError):
+            kill(proc.pid, signal.SIGKILL)
 
 
 def _fresh_one(run: Run, python: str, timeout: float) -> Ended:
     started = time.monotonic()
-    mode = run.mode
-    argv = [python, str(DRIVER), str(run.program), str(run.result)]
-    argv += [run.block.compile_name, run.block.backend, mode]
-    with run.stdout.open("wb") as out, run.stderr.open("wb") as err:
+    # The result comes back in an unnamed file: the program cannot find it in its folder.
+    with (
+        tempfile.TemporaryFile() as result,
+        run.stdout.open("wb") as out,
+        run.stderr.open("wb") as err,
+    ):
+        argv = [python, str(DRIVER), str(run.program), str(result.fileno())]
+        argv += [run.block.compile_name, run.block.backend, run.mode]
         try:
-            proc = subprocess.run(
+            proc = subprocess.Popen(
                 argv,
                 cwd=run.folder,
                 env=example_env(),
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
-                timeout=timeout,
+                pass_fds=[result.fileno()],
+                start_new_session=True,  # a group of its own, killed whole on timeout
             )
-        except subprocess.TimeoutExpired:
-            return Ended(run, time.monotonic() - started, timed_out=True)
         except OSError as exc:
             raise GbsiteError(f"cannot run {python}: {exc.strerror}") from None
-    return Ended(run, time.monotonic() - started, exit_code=proc.returncode)
+        _LIVE.add(proc)
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            proc.wait()
+            return Ended(run, time.monotonic() - started, timed_out=True)
+        finally:
+            _LIVE.discard(proc)
+        _kill_group(proc)  # what it left in its group
+        result.seek(0)
+        try:
+            data = json.loads(result.read(4 * 2**20) or b"null")
+        except ValueError:
+            data = None
+    return Ended(
+        run,
+        time.monotonic() - started,
+        exit_code=code,
+        data=data if isinstance(data, dict) else None,
+    )
 
 
 def _fresh(runs: list[Run], python: str, jobs: int, timeout: float) -> Iterator[Ended]:
@@ -231,8 +317,31 @@ def _fresh(runs: list[Run], python: str, jobs: int, timeout: float) -> Iterator[
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(_fresh_one, run, python, timeout) for run in runs]
-        for future in as_completed(futures):
-            yield future.result()
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:  # stopped early (Ctrl-C): no run goes on, and none starts
+            for future in futures:
+                future.cancel()
+            for proc in list(_LIVE):
+                _kill_group(proc)
+
+
+@contextlib.contextmanager
+def _reaping() -> Iterator[None]:
+    """While examples run, gbsite is a subreaper (Linux): what a run leaves when its
+    interpreter or the fork server is killed becomes gbsite's child, not init's, and is killed
+    at the end with everything it started. Children gbsite had before are left alone."""
+    from gbsite.examples import driver
+
+    before = frozenset(driver.children_of(os.getpid()))
+    reaper = driver.become_subreaper()
+    try:
+        yield
+    finally:
+        if reaper:
+            driver.kill_descendants(before)
+            driver.prctl(36, 0)  # PR_SET_CHILD_SUBREAPER off again
 
 
 def run_all(
@@ -247,7 +356,7 @@ def run_all(
     """Run and judge every block; results in the order of `blocks`."""
     jobs = max(1, jobs)
     results: dict[int, Result] = {}
-    with tempfile.TemporaryDirectory(prefix="gbsite-examples-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="gbsite-examples-") as tmp, _reaping():
         runs = plan(blocks, Path(tmp))
         expected = Counter(int(run.key.split(":")[0]) for run in runs)  # runs of each block
         ends = (_fresh if fresh or not can_fork() else _forked)(runs, python, jobs, timeout)

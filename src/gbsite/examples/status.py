@@ -29,9 +29,10 @@ from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
+from gbsite import releases
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError
-from gbsite.examples.annotations import NEEDS_HELP, RELEASE, valid_needs
+from gbsite.examples.annotations import NEEDS_HELP, valid_needs
 from gbsite.registry.model import GB_ID
 
 DECLARED = ("environment", "internal", "unraised")
@@ -44,7 +45,8 @@ _REQUIRED = {
     "internal": ("reason", "source", "function"),
     "unraised": ("reason",),
 }
-_SOURCE = re.compile(r"torch/[\w./-]+\.py")
+# Inside the torch package: no `..`, `.` or empty part (no part starts with a dot).
+_SOURCE = re.compile(r"torch(?:/[A-Za-z0-9_][A-Za-z0-9_.-]*)*/[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
 _FUNCTION = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
@@ -72,11 +74,11 @@ def since_of(content: str) -> str | None:
     block that `gbsite check` rejects). For the caption above the block."""
     import yaml
 
-    from gbsite.registry.yamlio import check_bounds
+    from gbsite.registry.yamlio import Loader, check_bounds
 
     try:
         check_bounds(Path("<status block>"), content)
-        data = yaml.load(content, Loader=yaml.CSafeLoader)
+        data = yaml.load(content, Loader=Loader)
     except (GbsiteError, yaml.YAMLError):
         return None
     if not isinstance(data, dict) or data.get("since") is None:
@@ -89,7 +91,7 @@ def read_declaration(
 ) -> Declaration:
     import yaml
 
-    from gbsite.registry.yamlio import check_bounds
+    from gbsite.registry.yamlio import Invalid, Loader, check_bounds
 
     def problem(message: str, at: int = line) -> GbsiteError:
         return GbsiteError.at(doc.path, at, message)
@@ -107,8 +109,12 @@ def read_declaration(
     try:
         # libyaml (bounded above): 225 blocks cost a fifth of the load phase with PyYAML's
         # pure-Python parser. On an error, that parser says what is wrong and where.
+        # yamlio's loader refuses what the registry's files may not hold either: a number too
+        # long for Python (a 5,000-digit `reason:`), a duplicate key.
         try:
-            data = yaml.load(content, Loader=yaml.CSafeLoader)
+            data = yaml.load(content, Loader=Loader)
+        except Invalid:
+            raise
         except yaml.YAMLError:
             data = yaml.safe_load(content)
     except yaml.YAMLError as exc:
@@ -124,7 +130,12 @@ def read_declaration(
             f"unknown field `{unknown[0]}` in the status block "
             f"(fields: {', '.join(sorted(_FIELDS))})"
         )
-    fields = {str(k): ("" if v is None else str(v).strip()) for k, v in data.items()}
+    # Text, each of them: a number, a date or a list is no reason, path or name (and turning a
+    # 4,000-digit number into text takes Python seconds).
+    for key, value in data.items():
+        if value is not None and not isinstance(value, str):
+            raise problem(f'`{key}:` is text, not {type(value).__name__} (quote it: {key}: "...")')
+    fields = {str(k): ("" if v is None else v.strip()) for k, v in data.items()}
     status = fields.get("status", "")
     if status not in DECLARED:
         raise problem(
@@ -152,8 +163,8 @@ def read_declaration(
     if replaced is not None and (not GB_ID.fullmatch(replaced) or replaced not in known):
         raise problem(f"`replaced-by: {replaced}` is not an id of the registry")
     since = fields.get("since") or None
-    if since is not None and not RELEASE.fullmatch(since):
-        raise problem(f"`since: {since}` is a torch release of the examples, such as 2.15.0")
+    if since is not None and not releases.is_release(since):
+        raise problem(f"`since: {since[:40]}` is a torch release of the examples, such as 2.15.0")
     if since is not None and status not in LATER:
         raise problem(
             f"`since:` is for a break a newer torch no longer raises or lets a program reach "

@@ -25,8 +25,12 @@ class TorchSource:
         self._texts: dict[Path, str] = {}
         self._all: list[Path] = []
 
-    def path(self, source: str) -> Path:
-        return self.folder.joinpath(*source.split("/")[1:])
+    def path(self, source: str) -> Path | None:
+        """The cited file, None when it is not a file inside the package (a link out of it)."""
+        path = self.folder.joinpath(*source.split("/")[1:])
+        if not path.resolve().is_relative_to(self.folder.resolve()) or not path.is_file():
+            return None
+        return path
 
     def text(self, path: Path) -> str:
         if path not in self._texts:
@@ -116,7 +120,7 @@ def torch_problems(
         gb_types = {r.text.gb_type for r in (*entry.history, *entry.replaced)}
         if d.source is not None:
             path = torch.path(d.source)
-            if not path.is_file():
+            if path is None:
                 problems.append(
                     Problem(
                         f"`source: {d.source}` does not exist in torch {version}", d.path, d.line

@@ -69,6 +69,9 @@ class _Loader(yaml.CSafeLoader):
 
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+# For YAML read from elsewhere than a file (a status block in a docs page): what _Loader refuses
+# raises Invalid.
+Loader, Invalid = _Loader, _Invalid
 
 
 def check_bounds(path: Path, text: str) -> None:
