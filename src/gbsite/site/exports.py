@@ -52,6 +52,8 @@ def entry_json(page: EntryPage, site: SiteModel) -> str:
             "release": release,
             "state": page.coverage.status if page.in_release else None,
             "last_release": page.last_release,
+            # Its state with each release of the examples (None: that registry lacks the id).
+            "by_release": {r.release: r.state for r in page.by_release},
             # What each example did with each torch release of the examples.
             "examples": [
                 {"kind": b.kind, "needs": b.needs or None, "outcomes": dict(b.outcomes)}
