@@ -21,11 +21,13 @@ from gbsite.registry import validate, yamlio
 from gbsite.registry.model import (
     CATEGORIES_FILE,
     ENTRY_FILE,
+    RESOLVED_DIR,
     SNAPSHOTS_DIR,
     SOURCES_FILE,
     Category,
     Entry,
     Registry,
+    Resolution,
     Revision,
     Source,
 )
@@ -33,6 +35,12 @@ from gbsite.registry.model import ENTRIES_DIR as ENTRIES_DIR
 from gbsite.registry.validate import LABEL as LABEL
 
 ENTRY_HEADER = "# yaml-language-server: $schema=../schema/entry.schema.json\n"
+RESOLVED_HEADER = (
+    "# yaml-language-server: $schema=../schema/resolved.schema.json\n"
+    "# The fields of the snapshot imported as {label} whose text is a Python name, with the text\n"
+    "# the torch source of that release gives the name. Written by `gbsite import` and\n"
+    "# `gbsite release resolve`. Do not edit by hand.\n"
+)
 SOURCES_HEADER = (
     "# yaml-language-server: $schema=schema/sources.schema.json\n"
     "# Registry snapshots imported with `gbsite import`, oldest first. Do not edit by hand.\n"
@@ -112,9 +120,39 @@ def load(folder: Path, *, must_exist: bool = True, read: ReadBytes = Path.read_b
             entries[gb_id] = entry
     if not problems:
         problems.extend(_check_totals(folder, sources, entries))
+    resolutions: dict[str, Resolution] = {}
+    if not problems:
+        resolutions, resolved_problems = _load_resolutions(folder, sources, entries, read)
+        problems.extend(resolved_problems)
     if problems:
         raise GbsiteError(problems)
-    return Registry(sources, entries, categories)
+    return Registry(sources, entries, categories, resolutions)
+
+
+def _load_resolutions(
+    folder: Path, sources: list[Source], entries: dict[str, Entry], read: ReadBytes
+) -> tuple[dict[str, Resolution], list[Problem]]:
+    """registry/resolved/LABEL.yaml of the snapshots that have one, in the order of sources."""
+    where = folder / RESOLVED_DIR
+    if not where.is_dir():
+        return {}, []
+    labels = [s.label for s in sources]
+    found: dict[str, Resolution] = {}
+    problems: list[Problem] = []
+    for path in sorted(where.iterdir()):
+        if path.name.startswith("."):
+            continue
+        label = path.name.removesuffix(".yaml")
+        if not path.name.endswith(".yaml") or label not in labels:
+            problems.append(
+                Problem("not the resolved texts of a source in sources.yaml (LABEL.yaml)", path)
+            )
+            continue
+        try:
+            found[label] = validate.resolution(path, _read_text(path, read), label, entries)
+        except GbsiteError as exc:
+            problems.extend(exc.problems)
+    return {label: found[label] for label in labels if label in found}, problems
 
 
 def _check_totals(folder: Path, sources: list[Source], entries: dict[str, Entry]) -> list[Problem]:
@@ -178,6 +216,21 @@ def sources_yaml(sources: list[Source]) -> str:
         ]
     }
     return yamlio.dump(data, SOURCES_HEADER)
+
+
+def resolution_yaml(resolution: Resolution) -> str:
+    data = {
+        "torch": resolution.torch,
+        "resolved": [
+            {"id": r.id, "field": r.field, "name": r.name, "source": r.source, "text": r.text}
+            for r in sorted(resolution.resolved, key=lambda r: (r.id, r.field, r.name))
+        ],
+    }
+    return yamlio.dump(data, RESOLVED_HEADER.format(label=resolution.label))
+
+
+def resolution_path(folder: Path, label: str) -> Path:
+    return folder / RESOLVED_DIR / f"{label}.yaml"
 
 
 def snapshot_path(folder: Path, label: str) -> Path:
@@ -255,6 +308,8 @@ def save(
     ]
     for label, data in (snapshots or {}).items():
         targets.append((snapshot_path(folder, label), compress(data)))
+    for label, resolution in registry.resolutions.items():
+        targets.append((resolution_path(folder, label), resolution_yaml(resolution).encode()))
     targets.append((folder / SOURCES_FILE, sources_yaml(registry.sources).encode("utf-8")))
     for path, data in targets:
         if write_if_changed(path, data):
