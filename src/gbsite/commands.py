@@ -320,6 +320,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
     result = sync.plan(cfg, reg)
     problems = (
         registry.snapshot_problems(cfg.registry_dir, reg.sources)
+        + registry.resolved_problems(cfg.registry_dir, reg.sources)
         + releases.problems(cfg.file, cfg.example_releases, reg.labels)
         + sync.check_problems(cfg, result)
         + checking.page_problems(result.blocks, reg, cfg.example_releases)

@@ -132,7 +132,9 @@ def load(folder: Path, *, must_exist: bool = True, read: ReadBytes = Path.read_b
 def _load_resolutions(
     folder: Path, sources: list[Source], entries: dict[str, Entry], read: ReadBytes
 ) -> tuple[dict[str, Resolution], list[Problem]]:
-    """registry/resolved/LABEL.yaml of the snapshots that have one, in the order of sources."""
+    """registry/resolved/LABEL.yaml of the snapshots that have one, in the order of sources.
+    A file of a label not imported is left alone here (rebuilding the registry imports the
+    snapshots one by one beside them) and reported by `gbsite check` (resolved_problems)."""
     where = folder / RESOLVED_DIR
     if not where.is_dir():
         return {}, []
@@ -140,13 +142,8 @@ def _load_resolutions(
     found: dict[str, Resolution] = {}
     problems: list[Problem] = []
     for path in sorted(where.iterdir()):
-        if path.name.startswith("."):
-            continue
         label = path.name.removesuffix(".yaml")
-        if not path.name.endswith(".yaml") or label not in labels:
-            problems.append(
-                Problem("not the resolved texts of a source in sources.yaml (LABEL.yaml)", path)
-            )
+        if path.name.startswith(".") or label not in labels or not path.name.endswith(".yaml"):
             continue
         try:
             found[label] = validate.resolution(path, _read_text(path, read), label, entries)
@@ -290,6 +287,17 @@ def snapshot_problems(folder: Path, sources: list[Source]) -> list[Problem]:
                 Problem("not the snapshot of a source in sources.yaml; remove it", path)
             )
     return problems
+
+
+def resolved_problems(folder: Path, sources: list[Source]) -> list[Problem]:
+    """Files in registry/resolved/ that are not LABEL.yaml of an imported snapshot."""
+    where = folder / RESOLVED_DIR
+    labels = {f"{s.label}.yaml" for s in sources}
+    return [
+        Problem("not the resolved texts of a source in sources.yaml (LABEL.yaml); remove it", p)
+        for p in (sorted(where.iterdir()) if where.is_dir() else [])
+        if p.name not in labels and not p.name.startswith(".")
+    ]
 
 
 def save(
