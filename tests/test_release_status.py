@@ -157,7 +157,7 @@ def test_every_committed_status_block_holds_only_where_its_id_is() -> None:
     record_ = record.read(cfg.verified_file)
     mapped = releases.registry_labels(example_releases(), committed().labels)
     declared_somewhere = 0
-    for release, label in mapped.items():
+    for release in mapped:
         listed = {c.id for c in coverage.coverage(reg, pages, record_, release, tuple(mapped))}
         assert listed == {i for i, rs in present.items() if release in rs}, release
         for gb_id, p in pages.items():

@@ -21,13 +21,13 @@ from gbsite.registry.views import entry_views
 from gbsite.search import index
 from gbsite.search.engine import lookup
 
-CONSTANTS = '''
+CONSTANTS = """
 _REMAP_ERROR = (
     "Only synchronous collectives "
     "can be remapped."
 )
-'''
-RAISES = '''
+"""
+RAISES = """
 from torch._dynamo.exc import unimplemented
 from torch.distributed.consts import _REMAP_ERROR as REMAP
 import torch.distributed.consts
@@ -49,7 +49,7 @@ def outer(value, flag):
     unimplemented(gb_type="Remap", context="", explanation=REMAP, hints=[])
     unimplemented(gb_type="snake_case_type", context="", explanation="literal", hints=[])
     return inner
-'''
+"""
 
 
 def torch_tree(root: Path, version: str = "2.16.0+cpu") -> Path:
@@ -275,6 +275,4 @@ def test_export_json_writes_the_names_not_the_texts(tmp_path: Path) -> None:
 
     assert run_cli("--root", str(REPO), "export-json", "-o", str(out)).code == 0
     newest = committed().labels[-1]
-    assert json.loads(out.read_text()) == json.loads(
-        gzip.decompress(snapshot(newest).read_bytes())
-    )
+    assert json.loads(out.read_text()) == json.loads(gzip.decompress(snapshot(newest).read_bytes()))
