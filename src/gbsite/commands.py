@@ -33,9 +33,9 @@ def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
         if result.skipped_reason:
             print(f"{args.source}: {result.skipped_reason}")
             return 0
+        outcome = None
         if tree is not None:
             new, outcome = importer.with_resolution(new, result.label, snapshot.texts, tree)
-            _print_resolution(result.label, outcome, verbose=args.verbose)
         with transaction.replacing(cfg.registry_dir) as stage:
             written = registry.save(new, stage, snapshots={result.label: snapshot.data})
     print(
@@ -43,6 +43,8 @@ def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
         f"({len(result.added)} new, {len(result.changed)} changed, {len(result.removed)} removed); "
         f"{len(written)} files written"
     )
+    if outcome is not None:
+        _print_resolution(result.label, outcome, verbose=args.verbose)
     for title, ids in (
         ("new", result.added),
         ("changed", result.changed),
@@ -61,7 +63,8 @@ def _torch_tree(args: argparse.Namespace, snapshot: UpstreamSnapshot) -> TorchTr
     if getattr(args, "torch_source", None) is not None:
         return resolve.folder_tree(args.torch_source)
     if snapshot.wheel:
-        return resolve.WheelTree(Path(snapshot.origin), snapshot.wheel)
+        tree = resolve.WheelTree(Path(snapshot.origin), snapshot.wheel)
+        return tree if tree.members else None  # a wheel of the registry alone
     return None
 
 
@@ -211,9 +214,9 @@ def release_add(cfg: Config, args: argparse.Namespace) -> int:
     ):
         reg = registry.load(cfg.registry_dir, must_exist=False)
         new, result = importer.import_snapshot(reg, snapshot, release)
+        outcome = None
         if tree is not None and not result.skipped_reason:
             new, outcome = importer.with_resolution(new, release, snapshot.texts, tree)
-            _print_resolution(release, outcome, verbose=False)
         planned = sync.plan(cfg, new)  # docs that cannot be synced stop it before any write
         if planned.problems:
             raise GbsiteError(planned.problems)
@@ -242,6 +245,8 @@ def release_add(cfg: Config, args: argparse.Namespace) -> int:
         else f"  gbsite.toml lists {release} already"
     )
     print(f"  docs/gb: {len(written)} written ({len(planned.created)} new)")
+    if outcome is not None:
+        _print_resolution(release, outcome, verbose=False)
     print(
         f"  next: commit; CI records what the examples do with torch {release} "
         f"(gbsite check --examples --torch {release} --changed)"
