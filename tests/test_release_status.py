@@ -169,3 +169,34 @@ def test_every_committed_status_block_holds_only_where_its_id_is() -> None:
             for named in (d.since, d.until):
                 assert named is None or named in present[gb_id], (gb_id, d.line, named)
     assert declared_somewhere > 0
+
+
+def test_check_record_refuses_a_status_block_the_record_contradicts(history: Project) -> None:
+    """GB0025 declared unraised from 2.14.1 on, while its repro is recorded breaking with
+    GB0025 on 2.14.1: torch 2.14.1 raises it. With the break ending at 2.15.0, it holds."""
+    repro = (
+        "```python gb-repro\ndef fn():\n    " + BREAK.format("0025") + "\nfn()\n```\n\n"
+        "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n"
+    )
+    status = "```yaml gb-status\nstatus: unraised\nsince: {since}\nreason: r\n```\n"
+    path = page(history, "GB0025", repro + "\n" + status.format(since="2.14.1"))
+    file = history.root / "docs" / "verified-examples.yaml"
+    runs = record.read(file)
+    for b in examples.blocks_of("GB0025", docs.read(path)):
+        runs.rows[b.key] = record.Row("GB0025", b.kind, b.line, b.digest, {
+            "2.13.0": record.passing(b.kind),
+            "2.14.1": "breaks" if b.kind == "gb-repro" else "runs",
+            "2.15.0": "no-break" if b.kind == "gb-repro" else "runs",
+        })  # fmt: skip
+    record.write(file, runs)
+    result = history.run("check", "--record")
+    assert result.code == 1
+    at, repro_line = line_of(path, "```yaml gb-status"), line_of(path, "```python gb-repro")
+    assert (
+        f"gb0025.md:{at}: declared unraised with torch 2.14.1, but the gb-repro of line "
+        f"{repro_line} is recorded breaking with GB0025 there: a program reaches it with that "
+        "torch; declare it only where the repro stops breaking (`since:`, `until:`)"
+    ) in result.out
+    # The block from the release where the repro stopped breaking: no contradiction.
+    page(history, "GB0025", repro + "\n" + status.format(since="2.15.0"))
+    assert history.run("check", "--record").code == 0

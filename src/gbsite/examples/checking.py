@@ -272,8 +272,10 @@ def record_check(cfg: Config, reg: Registry) -> RecordCheck:
     record = rec.read(cfg.verified_file)
     releases = cfg.example_releases
     problems, pending = [], []
+    present = coverage.present_in(reg, releases)
     for page in read_pages(cfg, reg).values():
         home = home_release(reg.entries.get(page.id), reg.labels, releases)
+        problems += coverage.record_problems(page, record, present.get(page.id, ()))
         for b in page.blocks:
             if not b.runnable:
                 continue

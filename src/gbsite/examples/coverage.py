@@ -27,7 +27,13 @@ from gbsite.errors import GbsiteError, Problem
 from gbsite.examples import record as runs
 from gbsite.examples.annotations import Block, blocks_of, scan
 from gbsite.examples.record import Record
-from gbsite.examples.status import STATUS_INFO, STATUS_KIND, Declaration, read_declaration
+from gbsite.examples.status import (
+    LATER,
+    STATUS_INFO,
+    STATUS_KIND,
+    Declaration,
+    read_declaration,
+)
 from gbsite.registry.model import Entry, Registry
 from gbsite.releases import order
 
@@ -315,6 +321,35 @@ def span_problems(
                             d.line,
                         )
                     )
+    return problems
+
+
+def record_problems(page: Page, record: Record, present: Sequence[str]) -> list[Problem]:
+    """A status block that the record contradicts for a release it holds for: `internal` or
+    `unraised` there, while a repro of the page is recorded breaking with this id there (a
+    program reaches it, so torch raises it). `present`: the releases of the examples whose
+    registry has the id."""
+    problems = []
+    for release in present:
+        d = page.declared_for(release)
+        if d is None or d.status not in LATER:
+            continue
+        broke = [
+            b
+            for b in page.blocks
+            if b.kind == "gb-repro" and b.runnable and record.outcome(b.key, release) == runs.BREAKS
+        ]
+        if broke:
+            problems.append(
+                Problem(
+                    f"declared {d.status} with torch {release}, but the gb-repro of line "
+                    f"{broke[0].line} is recorded breaking with {page.id} there: a program "
+                    f"reaches it with that torch; declare it only where the repro stops breaking "
+                    "(`since:`, `until:`)",
+                    d.path,
+                    d.line,
+                )
+            )
     return problems
 
 
