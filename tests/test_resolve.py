@@ -146,6 +146,17 @@ def test_import_with_torch_source_stores_the_texts_and_export_keeps_the_names(
     assert "Only synchronous collectives can be remapped." in html
     assert "The registry says <code>REMAP</code>" in html
     assert "<code>torch/distributed/consts.py</code>, line 2" in html
+    entry = json.loads((proj.site / "gb" / "gb0004.json").read_text())
+    assert entry["current"]["explanation"] == "REMAP"
+    assert entry["resolved"] == [
+        {
+            "field": "explanation",
+            "name": "REMAP",
+            "text": "Only synchronous collectives can be remapped.",
+            "torch": "2.16.0",
+            "source": "torch/distributed/consts.py:2",
+        }
+    ]
     found = proj.run("lookup", "--json", "--words", "synchronous", "collectives", "remapped")
     assert json.loads(found.out)[0]["id"] == "GB0004"
 

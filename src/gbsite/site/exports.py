@@ -48,6 +48,17 @@ def entry_json(page: EntryPage, site: SiteModel) -> str:
     data = {
         **_entry_record(page.view, site.has_info.get(page.view.id, False)),
         "url": urls.Links(urls.entry_json(page.view.id)).near(urls.entry(page.view.id)),
+        # Fields of the current text that are a Python name, with what torch's source gives it.
+        "resolved": [
+            {
+                "field": r.field,
+                "name": r.name,
+                "text": r.text,
+                "torch": r.torch,
+                "source": f"{r.file}:{r.line}",
+            }
+            for r in page.view.resolved
+        ],
         "state": {
             "release": release,
             "state": page.coverage.status if page.in_release else None,
