@@ -172,7 +172,7 @@ def make_project(
     (root / "gbsite.toml").write_text(text)
     (root / "registry").mkdir()
     if registry:
-        for item in ("sources.yaml", "categories.yaml", "gb", "snapshots"):
+        for item in ("sources.yaml", "categories.yaml", "gb", "snapshots", "resolved"):
             src = REPO / "registry" / item
             if src.is_dir():
                 shutil.copytree(src, root / "registry" / item)

@@ -656,6 +656,7 @@ def test_entry_json_beside_each_page(built: Project) -> None:
     entry = json.loads((built.site / "gb" / "gb0025.json").read_text())
     state = entry.pop("state")
     assert entry.pop("url") == "gb0025.html"
+    assert entry.pop("resolved") == []  # its fields are texts, not names of Python values
     expected = dict(whole["GB0025"])
     expected.pop("url")
     assert entry == expected
@@ -664,6 +665,9 @@ def test_entry_json_beside_each_page(built: Project) -> None:
     gb25, names = committed().entries["GB0025"], labels()
     last = names[names.index(gb25.removed) - 1] if gb25.removed else names[-1]
     newest = example_releases()[-1]
+    by_release = state.pop("by_release")  # its state with each release of the examples
+    assert list(by_release) == list(example_releases())
+    assert by_release[newest] == state["state"]
     assert state == {"release": newest, "state": state["state"], "last_release": last}
     assert all(set(e) == {"kind", "needs", "outcomes"} for e in examples)
     assert 'href="gb0025.json"' in html(built, "gb/gb0025.html")

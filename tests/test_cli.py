@@ -40,6 +40,7 @@ COMMANDS = {
         "source",
         "--label LABEL",
         "-v, --verbose",
+        "--torch-source DIR",
         "--max-download MB",
         "--download-timeout S",
         "--max-json MB",
@@ -47,10 +48,12 @@ COMMANDS = {
     "release add": [
         "RELEASE",
         "SOURCE",
+        "--torch-source DIR",
         "--max-download MB",
         "--download-timeout S",
         "--max-json MB",
     ],
+    "release resolve": ["LABEL", "-v, --verbose", "--torch-source DIR"],
     "export-json": ["-o FILE, --output FILE"],
     "sync": [],
     "adopt": ["DIR", "--replace"],
@@ -104,6 +107,7 @@ def test_release_lists_its_actions() -> None:
     result = gbsite("release", "--help")
     assert result.returncode == 0
     assert re.search(r"^    add +import a torch release's registry", result.stdout, re.M)
+    assert re.search(r"^    resolve +resolve the registry fields", result.stdout, re.M)
     missing = gbsite("release")
     assert missing.returncode == 2 and "the following arguments are required: ACTION" in (
         missing.stderr

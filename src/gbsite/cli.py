@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         add("--max-json", type=_positive, default=64, metavar="MB", help="refuse a registry "
             "JSON larger than this once decompressed (64 MB)")
 
+    def torch_source(add: Add) -> None:
+        add("--torch-source", type=Path, metavar="DIR", help="the torch source of this release "
+            "(its package folder, or an environment with it), to resolve the registry fields "
+            "that name a Python value (a wheel has its own)")
+
     add = parser.add_argument
     add("--version", action=_Version, nargs=0, help="show gbsite's version and exit")
     add("--root", type=Path, metavar="DIR", help="project folder (default: the nearest folder "
@@ -131,9 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
     add("--label", help="release label, e.g. 2.15.0 or main@2026-11-20 (default: the version in "
         "a wheel's or torch-X.Y.Z.json file's name)")
     add("-v", "--verbose", action="store_true", help="list the ids that changed")
+    torch_source(add)
     limits(add)
 
-    releases = sub.add_parser("release", help="add a torch release to the examples",
+    releases = sub.add_parser("release", help="add a torch release to the examples, or "
+        "resolve an imported one's fields that name Python values",
         description="The torch releases the examples run against ([examples] releases in "
         "gbsite.toml).")
     release_actions = releases.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -156,7 +163,18 @@ def build_parser() -> argparse.ArgumentParser:
     add("source", nargs="?", metavar="SOURCE", help="its registry: JSON file (or .json.gz), "
         "http(s) URL or torch-*.whl, as `gbsite import` takes (default: download the wheel "
         "with pip)")
+    torch_source(add)
     limits(add)
+
+    add = release("resolve", "gbsite.commands:release_resolve",
+        "resolve the registry fields of an imported snapshot that name a Python value",
+        "Some registry fields hold the name of a Python value (`_ASYNC_OP_REMAP_ERROR`) "
+        "instead of its text. Read the torch source of release LABEL (--torch-source DIR, or "
+        "else gbsite's environment of that release, or this Python's torch) and write the texts "
+        "into registry/resolved/LABEL.yaml, with the file and line each came from.")
+    add("label", metavar="LABEL", help="an imported snapshot, e.g. 2.15.0")
+    add("-v", "--verbose", action="store_true", help="also list the names left as they are")
+    torch_source(add)
 
     add = command("export-json", "gbsite.commands:export_json",
         "write the newest snapshot back in upstream JSON shape",

@@ -17,12 +17,15 @@ from gbsite.registry import store as registry
 
 if TYPE_CHECKING:
     from gbsite.registry import fetch
+    from gbsite.registry.importer import UpstreamSnapshot
+    from gbsite.registry.resolve import Outcome, TorchTree
 
 
 def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
     from gbsite.registry import importer
 
     snapshot = importer.read_source(args.source, _limits(args))
+    tree = _torch_tree(args, snapshot)
     # All or nothing: the new registry/ is staged beside the old one and swapped in whole.
     with transaction.writing(cfg.registry_dir, "import"):
         reg = registry.load(cfg.registry_dir, must_exist=False)
@@ -30,6 +33,9 @@ def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
         if result.skipped_reason:
             print(f"{args.source}: {result.skipped_reason}")
             return 0
+        outcome = None
+        if tree is not None:
+            new, outcome = importer.with_resolution(new, result.label, snapshot.texts, tree)
         with transaction.replacing(cfg.registry_dir) as stage:
             written = registry.save(new, stage, snapshots={result.label: snapshot.data})
     print(
@@ -37,6 +43,8 @@ def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
         f"({len(result.added)} new, {len(result.changed)} changed, {len(result.removed)} removed); "
         f"{len(written)} files written"
     )
+    if outcome is not None:
+        _print_resolution(result.label, outcome, verbose=args.verbose)
     for title, ids in (
         ("new", result.added),
         ("changed", result.changed),
@@ -45,6 +53,97 @@ def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
         if ids and args.verbose:
             print(f"  {title}: {' '.join(ids)}")
     return 0
+
+
+def _torch_tree(args: argparse.Namespace, snapshot: UpstreamSnapshot) -> TorchTree | None:
+    """Where the torch source of an imported snapshot is: `--torch-source DIR`, else the wheel
+    it came from; None for a JSON file or URL without --torch-source."""
+    from gbsite.registry import resolve
+
+    if getattr(args, "torch_source", None) is not None:
+        return resolve.folder_tree(args.torch_source)
+    if snapshot.wheel:
+        tree = resolve.WheelTree(Path(snapshot.origin), snapshot.wheel)
+        return tree if tree.members else None  # a wheel of the registry alone
+    return None
+
+
+def _print_resolution(label: str, outcome: Outcome, *, verbose: bool) -> None:
+    print(
+        f"resolved {len(outcome.resolved)} field(s) of {label} that name a Python value, from "
+        f"torch {outcome.torch}'s source; {len(outcome.unresolved)} left as written"
+    )
+    for r in outcome.resolved:
+        print(f"  {r.id} {r.field} {r.name}: {r.source}")
+    for w, why in outcome.unresolved if verbose else ():
+        print(f"  left: {w.id} {w.field} {w.name}: {why}")
+
+
+def release_resolve(cfg: Config, args: argparse.Namespace) -> int:
+    """`gbsite release resolve LABEL`: the fields of an imported snapshot that are Python
+    names, resolved from that release's torch source into registry/resolved/LABEL.yaml."""
+    import gzip
+
+    from gbsite.registry import importer, resolve
+
+    label = args.label
+    with transaction.writing(cfg.registry_dir, "release resolve"):
+        reg = registry.load(cfg.registry_dir)
+        if label not in reg.labels:
+            raise GbsiteError(
+                f"{label} is not an imported snapshot ({', '.join(reg.labels)} in sources.yaml)"
+            )
+        path = registry.snapshot_path(cfg.registry_dir, label)
+        try:
+            data = gzip.decompress(path.read_bytes())
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise GbsiteError.at(path, None, f"cannot read the snapshot: {exc}") from None
+        texts = importer.parse_registry_json(path, data)
+        if args.torch_source is not None:
+            tree: resolve.TorchTree = resolve.folder_tree(args.torch_source)
+        else:
+            tree = _cached_tree(cfg, label)
+        new, outcome = importer.with_resolution(reg, label, texts, tree)
+        _print_resolution(label, outcome, verbose=args.verbose)
+        with transaction.replacing(cfg.registry_dir) as stage:
+            written = registry.save(new, stage)
+    print(f"release resolve {label}: {len(written)} file(s) written")
+    return 0
+
+
+def _cached_tree(cfg: Config, label: str) -> TorchTree:
+    """The torch source of release `label` without --torch-source: gbsite's environment of a
+    release of the examples judged with that registry (`check --examples --torch R` made it),
+    or this Python's torch when it is that release."""
+    import importlib.util
+
+    from gbsite import releases
+    from gbsite.examples import torchenv
+    from gbsite.registry import resolve
+
+    want = releases.version(label)
+    folders = [
+        torchenv.env_dir(r)
+        for r in reversed(cfg.example_releases)
+        if releases.registry_label(r, [label]) == label
+    ]
+    spec = importlib.util.find_spec("torch")
+    if spec is not None and spec.origin is not None:
+        folders.append(Path(spec.origin).parent)
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        try:
+            tree = resolve.folder_tree(folder)
+        except GbsiteError:
+            continue
+        have = releases.version(tree.version)
+        if want is not None and have is not None and have[:2] == want[:2] and have >= want:
+            return tree
+    raise GbsiteError(
+        f"no torch {label} source found here (gbsite's torch environments, this Python's torch): "
+        f"pass --torch-source DIR, a torch {label} package folder or an environment with it"
+    )
 
 
 def _limits(args: argparse.Namespace) -> fetch.Limits:
@@ -108,12 +207,16 @@ def release_add(cfg: Config, args: argparse.Namespace) -> int:
     named = snapshot.label  # from a wheel's or file's name
     if named is not None and releases.version(named) is not None and named != release:
         raise GbsiteError(f"{args.source}: this is torch {named}, not {release}")
+    tree = _torch_tree(args, snapshot)
     with (
         transaction.writing(cfg.registry_dir, "release add"),
         transaction.writing(cfg.docs_dir, "release add"),
     ):
         reg = registry.load(cfg.registry_dir, must_exist=False)
         new, result = importer.import_snapshot(reg, snapshot, release)
+        outcome = None
+        if tree is not None and not result.skipped_reason:
+            new, outcome = importer.with_resolution(new, release, snapshot.texts, tree)
         planned = sync.plan(cfg, new)  # docs that cannot be synced stop it before any write
         if planned.problems:
             raise GbsiteError(planned.problems)
@@ -142,6 +245,8 @@ def release_add(cfg: Config, args: argparse.Namespace) -> int:
         else f"  gbsite.toml lists {release} already"
     )
     print(f"  docs/gb: {len(written)} written ({len(planned.created)} new)")
+    if outcome is not None:
+        _print_resolution(release, outcome, verbose=False)
     print(
         f"  next: commit; CI records what the examples do with torch {release} "
         f"(gbsite check --examples --torch {release} --changed)"
@@ -220,6 +325,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
     result = sync.plan(cfg, reg)
     problems = (
         registry.snapshot_problems(cfg.registry_dir, reg.sources)
+        + registry.resolved_problems(cfg.registry_dir, reg.sources)
         + releases.problems(cfg.file, cfg.example_releases, reg.labels)
         + sync.check_problems(cfg, result)
         + checking.page_problems(result.blocks, reg, cfg.example_releases)

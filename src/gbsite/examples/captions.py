@@ -29,7 +29,13 @@ class ExampleCaptions:
         if "gb-status" in fence.info.split():
             from gbsite.examples.status import since_of
 
-            since = since_of(fence.code)
+            since, until = since_of(fence.code), since_of(fence.code, "until")
+            if until is not None:
+                span = f"torch {since} to {until}" if since else f"torch {until} and older"
+                return (
+                    f"The page's state with {escape(span)}, for <code>gbsite coverage</code>: "
+                    "newer releases have a state of their own"
+                )
             if since is not None:
                 return (
                     f"The page's state from torch {escape(since)} on, for <code>gbsite "

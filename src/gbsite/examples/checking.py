@@ -31,7 +31,9 @@ def page_problems(
         read = coverage.read_pages(pages, reg.entries)
     except GbsiteError as exc:
         return exc.problems
-    return coverage.since_problems(read.values(), homes(reg, read, releases), releases)
+    return coverage.since_problems(
+        read.values(), homes(reg, read, releases), releases
+    ) + coverage.span_problems(read.values(), coverage.present_in(reg, releases), releases)
 
 
 def homes(reg: Registry, ids: Iterable[str], releases: tuple[str, ...]) -> dict[str, str]:
@@ -55,6 +57,7 @@ def read_pages(cfg: Config, reg: Registry) -> dict[str, Page]:
     pages = coverage.read_pages(read, reg.entries)
     releases = cfg.example_releases
     problems = coverage.since_problems(pages.values(), homes(reg, pages, releases), releases)
+    problems += coverage.span_problems(pages.values(), coverage.present_in(reg, releases), releases)
     if problems:
         raise GbsiteError(problems)
     return pages
@@ -278,8 +281,10 @@ def record_check(cfg: Config, reg: Registry) -> RecordCheck:
     record = rec.read(cfg.verified_file)
     releases = cfg.example_releases
     problems, pending = [], []
+    present = coverage.present_in(reg, releases)
     for page in read_pages(cfg, reg).values():
         home = home_release(reg.entries.get(page.id), reg.labels, releases)
+        problems += coverage.record_problems(page, record, present.get(page.id, ()))
         for b in page.blocks:
             if not b.runnable:
                 continue

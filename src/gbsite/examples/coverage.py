@@ -27,7 +27,13 @@ from gbsite.errors import GbsiteError, Problem
 from gbsite.examples import record as runs
 from gbsite.examples.annotations import LIMIT, RECOMPILES, Block, blocks_of, scan
 from gbsite.examples.record import Record
-from gbsite.examples.status import STATUS_INFO, STATUS_KIND, Declaration, read_declaration
+from gbsite.examples.status import (
+    LATER,
+    STATUS_INFO,
+    STATUS_KIND,
+    Declaration,
+    read_declaration,
+)
 from gbsite.registry.model import Entry, Registry
 from gbsite.releases import order
 
@@ -119,7 +125,9 @@ class Page:
 
     def declared_for(self, release: str) -> Declaration | None:
         """The status block that holds with `release`: the newest one whose `since:` it has
-        reached, unless blocks written for a newer torch (`since=`) come after it."""
+        reached, unless blocks written for a newer torch (`since=`) come after it, and none
+        when that one's `until:` is older than `release`. (Whether the release's registry has
+        the id at all is the caller's to know: coverage counts only the ids it has.)"""
         key = order(release)
         start: tuple[int, ...] = ()
         declared = self.declaration
@@ -128,6 +136,8 @@ class Page:
         ]:
             if start < order(since) <= key:
                 start, declared = order(since), d
+        if declared is not None and declared.until and order(declared.until) < key:
+            return None
         return declared
 
 
@@ -259,6 +269,117 @@ def since_problems(
                     )
                 )
     return problems
+
+
+def span_problems(
+    pages: Iterable[Page], present: Mapping[str, Sequence[str]], releases: Sequence[str]
+) -> list[Problem]:
+    """A status block's `since:` and `until:` claim releases: each must be a release of the
+    examples whose registry has the id (`present`, by id: those releases, oldest first), the
+    block must hold for at least one, and `until:` must end before the next state starts (a
+    status block or examples with a later `since`)."""
+    problems = []
+    for page in pages:
+        has = list(present.get(page.id, ()))
+        home = has[0] if has else None
+        declared = ([page.declaration] if page.declaration else []) + list(page.later)
+        starts = [(str(d.since), d.line, "status block") for d in page.later]
+        starts += [(b.since, b.line, "examples") for b in page.blocks if b.since]
+        for d in declared:
+            for name, value in (("since", d.since), ("until", d.until)):
+                if value is None:
+                    continue
+                if value not in releases:
+                    if name == "until":  # since_problems says it for `since`
+                        problems.append(
+                            Problem(
+                                f"until {value}: not a release of the examples "
+                                f"({', '.join(releases)} in gbsite.toml)",
+                                d.path,
+                                d.line,
+                            )
+                        )
+                    continue
+                if value not in has:
+                    problems.append(
+                        Problem(
+                            f"{name} {value}: torch {value}'s registry has no {page.id} "
+                            f"({_lifecycle(has)}): a status block holds only where the id is",
+                            d.path,
+                            d.line,
+                        )
+                    )
+            if d.until is None or d.until not in releases:
+                continue
+            begin = d.since or home
+            if begin is not None and order(d.until) < order(begin) and d.since is None:
+                problems.append(
+                    Problem(
+                        f"until {d.until}: {page.id}'s releases start with torch {begin}, so "
+                        "this status block would hold for none of them",
+                        d.path,
+                        d.line,
+                    )
+                )
+            after = order(d.since) if d.since else ()
+            for since, line, what in starts:
+                if after < order(since) <= order(d.until):
+                    problems.append(
+                        Problem(
+                            f"until {d.until}: the {what} from torch {since} (line {line}) "
+                            f"hold there already; end with the release before {since}",
+                            d.path,
+                            d.line,
+                        )
+                    )
+    return problems
+
+
+def record_problems(page: Page, record: Record, present: Sequence[str]) -> list[Problem]:
+    """A status block that the record contradicts for a release it holds for: `internal` or
+    `unraised` there, while a repro of the page is recorded breaking with this id there (a
+    program reaches it, so torch raises it). `present`: the releases of the examples whose
+    registry has the id."""
+    problems = []
+    for release in present:
+        d = page.declared_for(release)
+        if d is None or d.status not in LATER:
+            continue
+        broke = [
+            b
+            for b in page.blocks
+            if b.kind == "gb-repro" and b.runnable and record.outcome(b.key, release) == runs.BREAKS
+        ]
+        if broke:
+            problems.append(
+                Problem(
+                    f"declared {d.status} with torch {release}, but the gb-repro of line "
+                    f"{broke[0].line} is recorded breaking with {page.id} there: a program "
+                    f"reaches it with that torch; declare it only where the repro stops breaking "
+                    "(`since:`, `until:`)",
+                    d.path,
+                    d.line,
+                )
+            )
+    return problems
+
+
+def _lifecycle(has: Sequence[str]) -> str:
+    if not has:
+        return "no release of the examples has it"
+    if len(has) == 1:
+        return f"only torch {has[0]} has it"
+    return f"torch {has[0]} to {has[-1]} have it"
+
+
+def present_in(registry: Registry, releases: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each id's releases of the examples whose registry has it, oldest first."""
+    labels = registry.labels
+    mapped = releases_.registry_labels(releases, labels)
+    return {
+        gb_id: tuple(r for r, label in mapped.items() if in_release(entry, labels, label))
+        for gb_id, entry in registry.entries.items()
+    }
 
 
 def page_coverage(

@@ -16,7 +16,11 @@ A status block is a YAML fence that GitHub shows as it is:
 
 A page whose break a newer torch no longer raises (or no longer lets a program reach) keeps
 its examples for the older releases and adds a status block with `since: RELEASE`: the state
-it declares holds from that release of the examples on (`internal` or `unraised` only).
+it declares holds from that release of the examples on (`internal` or `unraised` only). A
+status block with `until: RELEASE` holds up to that release of the examples and no further
+(any state): the newer releases are left to the page's examples or to a status block with a
+later `since:`. Whatever its fields say, a status block holds only for the releases whose
+registry has the id (coverage.Page.declared_for).
 
 Parsed and validated on its own here; against the page's blocks in coverage.read_page; against
 the installed torch in torchsource.py.
@@ -34,12 +38,13 @@ from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError
 from gbsite.examples.annotations import NEEDS_HELP, valid_needs
 from gbsite.registry.model import GB_ID
+from gbsite.releases import order
 
 DECLARED = ("environment", "internal", "unraised")
 LATER = ("internal", "unraised")  # what a status block with `since:` may declare
 STATUS_KIND = "gb-status"
 STATUS_INFO = "yaml gb-status"
-_FIELDS = {"status", "reason", "source", "function", "needs", "replaced-by", "since"}
+_FIELDS = {"status", "reason", "source", "function", "needs", "replaced-by", "since", "until"}
 _REQUIRED = {
     "environment": ("reason", "needs", "source", "function"),
     "internal": ("reason", "source", "function"),
@@ -63,15 +68,26 @@ class Declaration:
     path: Path
     line: int
     since: str | None = None  # the release of the examples it holds from; None: the page's home
+    until: str | None = None  # the last release of the examples it holds for; None: no end
+
+    @property
+    def span(self) -> str:
+        """Its releases as written: "from torch 2.14.1 on", "up to torch 2.14.1", "torch
+        2.14.1 to 2.15.0" or "" (the page's releases)."""
+        if self.since and self.until:
+            return f"torch {self.since} to {self.until}"
+        if self.since:
+            return f"from torch {self.since} on"
+        return f"up to torch {self.until}" if self.until else ""
 
     @property
     def cited(self) -> str | None:
         return f"{self.source} {self.function}" if self.source and self.function else None
 
 
-def since_of(content: str) -> str | None:
-    """A status block's `since:`, as read_declaration reads it; None without one (or for a
-    block that `gbsite check` rejects). For the caption above the block."""
+def since_of(content: str, field: str = "since") -> str | None:
+    """A status block's `since:` (or `until:`), as read_declaration reads it; None without one
+    (or for a block that `gbsite check` rejects). For the caption above the block."""
     import yaml
 
     from gbsite.registry.yamlio import Loader, check_bounds
@@ -81,9 +97,9 @@ def since_of(content: str) -> str | None:
         data = yaml.load(content, Loader=Loader)
     except (GbsiteError, yaml.YAMLError):
         return None
-    if not isinstance(data, dict) or data.get("since") is None:
+    if not isinstance(data, dict) or data.get(field) is None:
         return None
-    return str(data["since"]).strip() or None
+    return str(data[field]).strip() or None
 
 
 def read_declaration(
@@ -170,6 +186,11 @@ def read_declaration(
             f"`since:` is for a break a newer torch no longer raises or lets a program reach "
             f"(status {' or '.join(LATER)}), not `{status}`"
         )
+    until = fields.get("until") or None
+    if until is not None and not releases.is_release(until):
+        raise problem(f"`until: {until[:40]}` is a torch release of the examples, such as 2.14.1")
+    if since is not None and until is not None and order(until) < order(since):
+        raise problem(f"`until: {until}` is older than `since: {since}`: it would hold nowhere")
     return Declaration(
-        status, fields["reason"], source, function, needs, replaced, doc.path, line, since
+        status, fields["reason"], source, function, needs, replaced, doc.path, line, since, until
     )

@@ -16,8 +16,8 @@ from typing import Any
 
 from gbsite import releases
 from gbsite.errors import GbsiteError, Problem
-from gbsite.registry import fetch
-from gbsite.registry.model import GB_ID, Entry, Registry, Revision, Source, Text
+from gbsite.registry import fetch, resolve
+from gbsite.registry.model import GB_ID, Entry, Registry, Resolution, Revision, Source, Text
 from gbsite.registry.validate import LABEL
 
 WHEEL_MEMBER = "torch/_dynamo/graph_break_registry.json"
@@ -33,6 +33,7 @@ class UpstreamSnapshot:
     sha256: str
     texts: dict[str, list[Text]]
     data: bytes = b""  # the JSON itself, kept in registry/snapshots/ by the import
+    wheel: bytes = b""  # a wheel's bytes: its torch source resolves the fields that are names
 
     @property
     def items(self) -> int:
@@ -81,15 +82,16 @@ def read_source(source: str, limits: fetch.Limits | None = None) -> UpstreamSnap
         except OSError as exc:
             raise GbsiteError.at(origin_path, None, f"cannot read: {exc.strerror}") from None
     where = origin_path or Path(source)
+    wheel = b""
     if name.endswith(".whl"):
-        data = fetch.wheel_member(where, data, WHEEL_MEMBER, limits)
+        wheel, data = data, fetch.wheel_member(where, data, WHEEL_MEMBER, limits)
     elif data[:2] == b"\x1f\x8b":  # gzip magic: the compressed copies under tests/data/upstream
         data = fetch.gunzip(where, data, limits)
     elif len(data) > limits.expanded:
         raise GbsiteError.at(where, None, "larger than --max-json; is it a registry?")
     texts = parse_registry_json(where, data)
     sha256 = hashlib.sha256(data).hexdigest()
-    return UpstreamSnapshot(source, _label_from_name(name), sha256, texts, data)
+    return UpstreamSnapshot(source, _label_from_name(name), sha256, texts, data, wheel)
 
 
 def _read_file(path: Path, limits: fetch.Limits) -> bytes:
@@ -269,7 +271,9 @@ def merge(
                 changed.append(gb_id)
             entries[gb_id] = entry
     source = Source(label, snapshot.sha256, len(snapshot.texts), snapshot.items)
-    new = Registry([*registry.sources, source], entries, registry.categories)
+    new = Registry(
+        [*registry.sources, source], entries, registry.categories, dict(registry.resolutions)
+    )
     return new, ImportResult(label, added, changed, removed)
 
 
@@ -320,6 +324,28 @@ def import_snapshot(
         )
     check_order(registry, label)
     return merge(registry, snapshot, label)
+
+
+def with_resolution(
+    registry: Registry, label: str, texts: dict[str, list[Text]], tree: resolve.TorchTree
+) -> tuple[Registry, resolve.Outcome]:
+    """The registry with the fields of snapshot `label` that are Python names resolved from
+    `tree`, the torch source of that release (registry/resolved/LABEL.yaml)."""
+    if releases.version(label) is not None and releases.version(tree.version) is not None:
+        # A patch release keeps its minor release's registry (and its texts).
+        have, want = releases.version(tree.version), releases.version(label)
+        assert have is not None and want is not None
+        if have[:2] != want[:2] or have < want:
+            raise GbsiteError(
+                f"the torch source given is torch {tree.version}, not {label}: resolve a "
+                "snapshot with the source of its own release"
+            )
+    outcome = resolve.resolve(tree, texts)
+    resolutions = dict(registry.resolutions)
+    resolutions[label] = Resolution(label, outcome.torch, tuple(outcome.resolved))
+    order = [s.label for s in registry.sources]
+    ordered = {k: resolutions[k] for k in order if k in resolutions}
+    return Registry(registry.sources, registry.entries, registry.categories, ordered), outcome
 
 
 def upstream_json(registry: Registry) -> dict[str, Any]:

@@ -6,6 +6,8 @@ Layout (documented in registry/README.md, with JSON Schemas in registry/schema/)
     registry/categories.yaml   categories and the canned hint texts that identify them
     registry/gb/GB0000.yaml    one file per id: lifecycle and every text it ever had
     registry/snapshots/L.json.gz   each imported snapshot's JSON as it came, gzipped, by label
+    registry/resolved/L.yaml   the texts of the fields of snapshot L that name a Python value,
+                               read from that release's torch source (resolve.py)
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ CATEGORIES_FILE = "categories.yaml"
 ENTRIES_DIR = "gb"
 ENTRY_FILE = re.compile(r"(GB[0-9]{4})\.yaml")
 SNAPSHOTS_DIR = "snapshots"
+RESOLVED_DIR = "resolved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,11 +106,42 @@ class Category:
     texts: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A registry field whose text is the name of a Python value (`_ASYNC_OP_REMAP_ERROR`),
+    with the text torch's source gives that name."""
+
+    id: str
+    field: str  # gb_type, context, explanation or hints (one of them)
+    name: str  # the registry's text, as it is
+    text: str  # what the name holds in the torch source
+    source: str  # where it is bound there: torch/...py:LINE
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What the torch source of one imported snapshot's release resolved."""
+
+    label: str  # the snapshot's label
+    torch: str  # the version of the torch source read (2.14.1+cpu for the 2.14.0 snapshot)
+    resolved: tuple[Resolved, ...]
+
+
 @dataclass(slots=True)
 class Registry:
     sources: list[Source]
     entries: dict[str, Entry]  # sorted by id
     categories: list[Category]
+    resolutions: dict[str, Resolution] = field(default_factory=dict)  # by label, oldest first
+
+    def resolved_texts(self, gb_id: str) -> list[tuple[Resolution, Resolved]]:
+        """The resolved fields of an id, newest snapshot first."""
+        return [
+            (res, r)
+            for res in reversed(self.resolutions.values())
+            for r in res.resolved
+            if r.id == gb_id
+        ]
 
     @property
     def labels(self) -> list[str]:

@@ -21,11 +21,13 @@ from gbsite.registry import validate, yamlio
 from gbsite.registry.model import (
     CATEGORIES_FILE,
     ENTRY_FILE,
+    RESOLVED_DIR,
     SNAPSHOTS_DIR,
     SOURCES_FILE,
     Category,
     Entry,
     Registry,
+    Resolution,
     Revision,
     Source,
 )
@@ -33,6 +35,12 @@ from gbsite.registry.model import ENTRIES_DIR as ENTRIES_DIR
 from gbsite.registry.validate import LABEL as LABEL
 
 ENTRY_HEADER = "# yaml-language-server: $schema=../schema/entry.schema.json\n"
+RESOLVED_HEADER = (
+    "# yaml-language-server: $schema=../schema/resolved.schema.json\n"
+    "# The fields of the snapshot imported as {label} whose text is a Python name, with the text\n"
+    "# the torch source of that release gives the name. Written by `gbsite import` and\n"
+    "# `gbsite release resolve`. Do not edit by hand.\n"
+)
 SOURCES_HEADER = (
     "# yaml-language-server: $schema=schema/sources.schema.json\n"
     "# Registry snapshots imported with `gbsite import`, oldest first. Do not edit by hand.\n"
@@ -112,9 +120,36 @@ def load(folder: Path, *, must_exist: bool = True, read: ReadBytes = Path.read_b
             entries[gb_id] = entry
     if not problems:
         problems.extend(_check_totals(folder, sources, entries))
+    resolutions: dict[str, Resolution] = {}
+    if not problems:
+        resolutions, resolved_problems = _load_resolutions(folder, sources, entries, read)
+        problems.extend(resolved_problems)
     if problems:
         raise GbsiteError(problems)
-    return Registry(sources, entries, categories)
+    return Registry(sources, entries, categories, resolutions)
+
+
+def _load_resolutions(
+    folder: Path, sources: list[Source], entries: dict[str, Entry], read: ReadBytes
+) -> tuple[dict[str, Resolution], list[Problem]]:
+    """registry/resolved/LABEL.yaml of the snapshots that have one, in the order of sources.
+    A file of a label not imported is left alone here (rebuilding the registry imports the
+    snapshots one by one beside them) and reported by `gbsite check` (resolved_problems)."""
+    where = folder / RESOLVED_DIR
+    if not where.is_dir():
+        return {}, []
+    labels = [s.label for s in sources]
+    found: dict[str, Resolution] = {}
+    problems: list[Problem] = []
+    for path in sorted(where.iterdir()):
+        label = path.name.removesuffix(".yaml")
+        if path.name.startswith(".") or label not in labels or not path.name.endswith(".yaml"):
+            continue
+        try:
+            found[label] = validate.resolution(path, _read_text(path, read), label, entries)
+        except GbsiteError as exc:
+            problems.extend(exc.problems)
+    return {label: found[label] for label in labels if label in found}, problems
 
 
 def _check_totals(folder: Path, sources: list[Source], entries: dict[str, Entry]) -> list[Problem]:
@@ -180,6 +215,21 @@ def sources_yaml(sources: list[Source]) -> str:
     return yamlio.dump(data, SOURCES_HEADER)
 
 
+def resolution_yaml(resolution: Resolution) -> str:
+    data = {
+        "torch": resolution.torch,
+        "resolved": [
+            {"id": r.id, "field": r.field, "name": r.name, "source": r.source, "text": r.text}
+            for r in sorted(resolution.resolved, key=lambda r: (r.id, r.field, r.name))
+        ],
+    }
+    return yamlio.dump(data, RESOLVED_HEADER.format(label=resolution.label))
+
+
+def resolution_path(folder: Path, label: str) -> Path:
+    return folder / RESOLVED_DIR / f"{label}.yaml"
+
+
 def snapshot_path(folder: Path, label: str) -> Path:
     """Where the snapshot imported as `label` is kept (labels are safe file names: LABEL)."""
     return folder / SNAPSHOTS_DIR / f"{label}.json.gz"
@@ -239,6 +289,17 @@ def snapshot_problems(folder: Path, sources: list[Source]) -> list[Problem]:
     return problems
 
 
+def resolved_problems(folder: Path, sources: list[Source]) -> list[Problem]:
+    """Files in registry/resolved/ that are not LABEL.yaml of an imported snapshot."""
+    where = folder / RESOLVED_DIR
+    labels = {f"{s.label}.yaml" for s in sources}
+    return [
+        Problem("not the resolved texts of a source in sources.yaml (LABEL.yaml); remove it", p)
+        for p in (sorted(where.iterdir()) if where.is_dir() else [])
+        if p.name not in labels and not p.name.startswith(".")
+    ]
+
+
 def save(
     registry: Registry,
     folder: Path,
@@ -255,6 +316,8 @@ def save(
     ]
     for label, data in (snapshots or {}).items():
         targets.append((snapshot_path(folder, label), compress(data)))
+    for label, resolution in registry.resolutions.items():
+        targets.append((resolution_path(folder, label), resolution_yaml(resolution).encode()))
     targets.append((folder / SOURCES_FILE, sources_yaml(registry.sources).encode("utf-8")))
     for path, data in targets:
         if write_if_changed(path, data):

@@ -17,6 +17,8 @@ from gbsite.registry.model import (
     SOURCES_FILE,
     Category,
     Entry,
+    Resolution,
+    Resolved,
     Revision,
     Source,
     Text,
@@ -211,3 +213,66 @@ def _revision(
     if gb_type is None or context is None or explanation is None or hints is None:
         return None
     return Revision(Text(gb_type, context, explanation, tuple(hints)), since, last_seen)
+
+
+_PY_NAME = re.compile(r"[A-Za-z_]\w*")
+_SOURCE_LINE = re.compile(r"torch/[\w./-]+\.py:[1-9][0-9]*")
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}")
+
+
+def resolution(path: Path, text: str, label: str, entries: dict[str, Entry]) -> Resolution:
+    """registry/resolved/LABEL.yaml: the texts the torch source of release LABEL gives the fields
+    of its snapshot that are a Python name. Each names an id, a field of one of its texts whose
+    whole value is that name, the text and where torch binds it."""
+    data = yamlio.load(path, text)
+    check = Checker(path, text)
+    top = check.mapping(data, [], ["torch", "resolved"])
+    torch = check.string(top.get("torch"), ["torch"], _VERSION) if top else None
+    items = top.get("resolved") if top else None
+    if top is not None and "resolved" in top and not isinstance(items, list):
+        check.error(["resolved"], f"resolved must be a list, not {kind(items)}")
+    out: list[Resolved] = []
+    seen: set[tuple[str, str, str]] = set()
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        kp: KeyPath = ["resolved", i]
+        m = check.mapping(item, kp, ["id", "field", "name", "text", "source"])
+        if m is None:
+            continue
+        gb_id = check.string(m.get("id"), [*kp, "id"], GB_ID, " (GB and four digits)")
+        field = check.string(m.get("field"), [*kp, "field"])
+        name = check.string(m.get("name"), [*kp, "name"], _PY_NAME, " (a Python name)")
+        value = check.string(m.get("text"), [*kp, "text"])
+        source = check.string(
+            m.get("source"), [*kp, "source"], _SOURCE_LINE, " (torch/FILE.py:LINE)"
+        )
+        if field is not None and field not in TEXT_FIELDS:
+            check.error([*kp, "field"], f"field {field!r} is not one of {', '.join(TEXT_FIELDS)}")
+            continue
+        if None in (gb_id, field, name, value, source):
+            continue
+        assert gb_id and field and name and value is not None and source
+        entry = entries.get(gb_id)
+        if entry is None:
+            check.error([*kp, "id"], f"{gb_id} is not in the registry")
+            continue
+        texts = [r.text for r in (*entry.history, *entry.replaced)]
+        if not any(_has(t, field, name) for t in texts):
+            check.error(
+                [*kp, "name"], f"no text of {gb_id} has {name!r} as its {field}; was it re-imported?"
+            )
+            continue
+        if (gb_id, field, name) in seen:
+            check.error(kp, f"{gb_id}'s {field} {name!r} is resolved twice")
+            continue
+        seen.add((gb_id, field, name))
+        out.append(Resolved(gb_id, field, name, value, source))
+    if check.found:
+        raise GbsiteError(check.problems())
+    assert torch is not None
+    return Resolution(label, torch, tuple(out))
+
+
+def _has(text: Text, field: str, name: str) -> bool:
+    if field == "hints":
+        return any(h.strip() == name for h in text.hints)
+    return bool(getattr(text, field).strip() == name)

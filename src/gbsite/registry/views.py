@@ -18,6 +18,25 @@ class TextView:
 
 
 @dataclass(frozen=True, slots=True)
+class ResolvedView:
+    """A field of the current text that is a Python name, with what the name holds in the
+    torch source of the newest imported release that resolved it (registry/resolved/)."""
+
+    field: str  # gb_type, context, explanation or hints
+    name: str  # the registry's text
+    text: str
+    label: str  # the snapshot whose release's source gave it
+    torch: str  # the version of that source
+    file: str  # torch/...py
+    line: int
+
+    @property
+    def filled_in(self) -> bool:
+        """Whether it has `{...}` parts, which torch fills in when the break happens."""
+        return "{" in self.text
+
+
+@dataclass(frozen=True, slots=True)
 class EntryView:
     entry: Entry
     current: TextView
@@ -27,6 +46,13 @@ class EntryView:
     changed_in: str | None  # release the current text arrived in, if after `added`
     runtime_explanation: bool  # the registry only has an expression like `msg` here
     source_explanation: bool  # the registry holds the Python expression that builds the text
+    resolved: tuple[ResolvedView, ...] = ()  # the current text's fields that are names, resolved
+    # Every text a name of the id resolved to in some release (a field of a text that is a name,
+    # with that field filled in), newest release first, for search.
+    resolved_wordings: tuple[TextView, ...] = ()
+
+    def resolution(self, field: str) -> ResolvedView | None:
+        return next((r for r in self.resolved if r.field == field), None)
 
     @property
     def id(self) -> str:
@@ -92,6 +118,7 @@ def entry_view(entry: Entry, registry: Registry, classifier: Classifier) -> Entr
             seen.add(revisions[i].text)
             earlier.append(view(i))
     since = entry.history[0].current_since
+    resolved, wordings = _resolved(entry, registry, classifier)
     return EntryView(
         entry=entry,
         current=current,
@@ -99,9 +126,49 @@ def entry_view(entry: Entry, registry: Registry, classifier: Classifier) -> Entr
         categories=tuple(classifier.categories_of(entry.current)),
         defects=tuple(defects_of(entry, classifier)),
         changed_in=since if since != entry.added else None,
-        runtime_explanation=is_runtime_text(entry.current.explanation),
+        runtime_explanation=is_runtime_text(entry.current.explanation)
+        and not any(r.field == "explanation" for r in resolved),
         source_explanation=is_source_text(entry.current.explanation),
+        resolved=resolved,
+        resolved_wordings=wordings,
     )
+
+
+def _resolved(
+    entry: Entry, registry: Registry, classifier: Classifier
+) -> tuple[tuple[ResolvedView, ...], tuple[TextView, ...]]:
+    current = entry.current
+    shown: dict[tuple[str, str], ResolvedView] = {}
+    wordings: list[TextView] = []
+    for res, r in registry.resolved_texts(entry.id):  # newest release first
+        file, _, line = r.source.rpartition(":")
+        torch = res.torch.split("+")[0]  # 2.15.0+cu132: the release is what a reader needs
+        view = ResolvedView(r.field, r.name, r.text, res.label, torch, file, int(line))
+        if _names(current, r.field, r.name):
+            shown.setdefault((r.field, r.name), view)
+        for rev in (*entry.history, *entry.replaced):
+            if _names(rev.text, r.field, r.name):
+                text = _filled(rev.text, r.field, r.name, r.text)
+                if all(w.text != text for w in wordings):
+                    hints = tuple(classifier.join_hints(text.hints))
+                    wordings.append(TextView(text, hints, f"the text of {r.name} in torch {torch}"))
+    return tuple(shown.values()), tuple(wordings)
+
+
+def _names(text: Text, field: str, name: str) -> bool:
+    if field == "hints":
+        return any(h.strip() == name for h in text.hints)
+    return bool(getattr(text, field).strip() == name)
+
+
+def _filled(text: Text, field: str, name: str, value: str) -> Text:
+    """`text` with the field that is `name` replaced by what the name holds."""
+    if field == "hints":
+        hints = tuple(value if h.strip() == name else h for h in text.hints)
+        return Text(text.gb_type, text.context, text.explanation, hints)
+    values = {"gb_type": text.gb_type, "context": text.context, "explanation": text.explanation}
+    values[field] = value
+    return Text(values["gb_type"], values["context"], values["explanation"], text.hints)
 
 
 def entry_views(registry: Registry) -> list[EntryView]:

@@ -65,6 +65,17 @@ def entries_for(
             SearchText(current.gb_type, wording, current.context, current.hints, RUNTIME_PERIOD)
             for wording in RUNTIME_TEXTS.get(view.id, ())
         ]
+        # Fields that are a Python name in the registry, with the text torch's source gives it.
+        search_texts += [
+            SearchText(
+                t.text.gb_type,
+                t.text.explanation,
+                t.text.context,
+                tuple(h for h in t.text.hints if not classifier.is_canned(h)),
+                t.period,
+            )
+            for t in view.resolved_wordings
+        ]
         out.append(
             SearchEntry(
                 id=view.id,

@@ -60,6 +60,16 @@ class Badge:
 
 
 @dataclass(frozen=True, slots=True)
+class ReleaseState:
+    """The page's state with one release of the examples, for the table on its page."""
+
+    release: str
+    state: str | None  # a coverage state (the CSS class); None: that registry lacks the id
+    title: str  # what the state is called ("Internal"), or why there is none
+    why: str  # where it comes from: the status block's span, the examples, or ""
+
+
+@dataclass(frozen=True, slots=True)
 class EntryPage:
     view: EntryView
     coverage: PageCoverage
@@ -73,6 +83,7 @@ class EntryPage:
     next: EntryView | None
     last_release: str  # newest release that has this id
     states: tuple[str | None, ...]  # its state for each example release; None: not in it
+    by_release: tuple[ReleaseState, ...] = ()  # the same, as the page shows it
 
     @property
     def path(self) -> str:
@@ -216,6 +227,22 @@ def badge(
     )
 
 
+def release_state(release: str, covered: PageCoverage, present: bool) -> ReleaseState:
+    """One row of a page's states by release: a state declared by a status block says which
+    block (its releases as written); one from the examples, that it comes from them."""
+    if not present:
+        return ReleaseState(release, None, "Not in this release", "its registry has no such id")
+    d = covered.declaration
+    title = coverage.STATE_TEXT[covered.status][0]
+    if d is not None:
+        why = f"status block, {d.span}" if d.span else "status block"
+    elif covered.status in ("verified", "fixed", "pending"):
+        why = "the examples' runs"
+    else:
+        why = ""
+    return ReleaseState(release, covered.status, title, why)
+
+
 class EntryPages:
     """Builds each entry's page model; the facts shared by all of them are worked out once."""
 
@@ -260,6 +287,9 @@ class EntryPages:
             next=next,
             last_release=labels[labels.index(entry.removed) - 1] if entry.removed else labels[-1],
             states=tuple(by_release[r].status if self._in(entry, r) else None for r in ex.releases),
+            by_release=tuple(
+                release_state(r, by_release[r], self._in(entry, r)) for r in ex.releases
+            ),
         )
 
 

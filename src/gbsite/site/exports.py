@@ -48,10 +48,23 @@ def entry_json(page: EntryPage, site: SiteModel) -> str:
     data = {
         **_entry_record(page.view, site.has_info.get(page.view.id, False)),
         "url": urls.Links(urls.entry_json(page.view.id)).near(urls.entry(page.view.id)),
+        # Fields of the current text that are a Python name, with what torch's source gives it.
+        "resolved": [
+            {
+                "field": r.field,
+                "name": r.name,
+                "text": r.text,
+                "torch": r.torch,
+                "source": f"{r.file}:{r.line}",
+            }
+            for r in page.view.resolved
+        ],
         "state": {
             "release": release,
             "state": page.coverage.status if page.in_release else None,
             "last_release": page.last_release,
+            # Its state with each release of the examples (None: that registry lacks the id).
+            "by_release": {r.release: r.state for r in page.by_release},
             # What each example did with each torch release of the examples.
             "examples": [
                 {"kind": b.kind, "needs": b.needs or None, "outcomes": dict(b.outcomes)}
