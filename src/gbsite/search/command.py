@@ -25,6 +25,14 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     if args.words:
         data = " ".join(args.words).encode("utf-8", "replace")
     elif args.file in (None, "-"):
+        if sys.stdin.isatty():  # someone at a terminal, not a pipe: say how to end the input
+            end = "Ctrl-Z then Enter" if sys.platform == "win32" else "Ctrl-D"
+            print(
+                f"gbsite lookup: paste the log (or type words), then press {end} on a new line "
+                "to search; --words W... or a FILE skip this",
+                file=sys.stderr,
+                flush=True,
+            )
         stdin = getattr(sys.stdin, "buffer", None)  # None when replaced by a text stream
         data = stdin.read(limit + 1) if stdin else sys.stdin.read(limit + 1).encode()
     else:
@@ -61,7 +69,11 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
         matches = engine.lookup(query, entries)[: args.limit]
     else:
         matches = engine.lookup(query, entries, with_info if kind == "log" else None)[: args.limit]
-    if args.json:
+    if args.show and matches:
+        from gbsite.show.command import print_page
+
+        print_page(cfg, matches[0].entry.id, "json" if args.json else "text")
+    elif args.json:
         print(
             json.dumps(
                 [
