@@ -12,17 +12,20 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, Project, line_of
-from gbsite import version
+from gbsite import cli, version
 from gbsite.errors import github_property
 
 
-def gbsite(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def gbsite(
+    *args: str, cwd: Path = REPO, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "gbsite", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONWARNINGS": "error"},
+        input=stdin,
+        env={**os.environ, "PYTHONWARNINGS": "error", **(env or {})},
     )
 
 
@@ -71,7 +74,15 @@ COMMANDS = {
     ],
     "build": ["--out DIR", "--force"],
     "serve": ["--host HOST", "--port PORT", "--out DIR"],
-    "lookup": ["FILE", "--words WORD [WORD ...]", "--limit LIMIT", "--max-bytes MB", "--json"],
+    "lookup": [
+        "FILE",
+        "--words WORD [WORD ...]",
+        "--limit N",
+        "--max-bytes MB",
+        "--json",
+        "--show",
+    ],
+    "show": ["ID", "--format {text,json}"],
     "coverage": ["--release RELEASE", "--format {text,json}", "--list", "--min-verified N"],
     "ci": [],
 }
@@ -113,8 +124,80 @@ def test_release_lists_its_actions() -> None:
 def test_unknown_command_is_a_usage_error() -> None:
     result = gbsite("frobnicate")
     assert result.returncode == 2
-    assert "invalid choice" in result.stderr
+    assert "invalid choice" in result.stderr and "did you mean" not in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "suggestion"),
+    [
+        (["biuld"], "did you mean 'build'?"),
+        (["lokup", "x"], "did you mean 'lookup'?"),
+        (["ci", "mereg"], "did you mean 'merge'?"),
+        (["release", "ad", "2.16.0"], "did you mean 'add'?"),
+        (["coverage", "--format", "jsn"], "did you mean 'json'?"),
+        (["build", "--forse"], "unrecognized arguments: --forse; did you mean '--force'?"),
+        (["check", "GB0003", "--exampels"], "did you mean '--examples'?"),
+        (["lookup", "--word", "x", "--jsn"], "did you mean '--json'?"),
+        (["build", "--root", "x"], "--root goes before the command: gbsite --root x build"),
+    ],
+)
+def test_misspelt_command_or_option_gets_a_suggestion(args: list[str], suggestion: str) -> None:
+    result = gbsite(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert suggestion in result.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check", "GB0003"], "ids (GBxxxx) do nothing without --examples"),
+        (["check", "--accept"], "--accept does nothing without --examples"),
+        (["check", "--torch", "2.15.0"], "--torch does nothing without --examples"),
+        (["check", "--python", "python3"], "--python does nothing without --examples"),
+        (["check", "--jobs", "2"], "--jobs does nothing without --examples"),
+        (["check", "--timeout", "9"], "--timeout does nothing without --examples"),
+        (["check", "--changed"], "--changed does nothing without --examples"),
+        (["check", "--fresh"], "--fresh does nothing without --examples"),
+        (["check", "--outcomes", "out"], "--outcomes does nothing without --examples"),
+        (["check", "--examples", "--record"], "--record does nothing with --examples"),
+        (["check", "--examples", "--torch-index", "u"], "--torch-index does nothing without "),
+        (["coverage", "--format", "json", "--list"], "--list does nothing with --format json"),
+        (["lookup", "log.txt", "--words", "x"], "FILE does nothing with --words"),
+        (["lookup", "--max-bytes", "2", "--words", "x"], "--max-bytes does nothing with --words"),
+        (["lookup", "--show", "--limit", "3"], "--limit does nothing with --show"),
+        (["ci", "merge", "out", "--ref", "main"], "--ref does nothing without --summary"),
+    ],
+)
+def test_an_option_that_would_do_nothing_is_an_error(
+    project: Project, args: list[str], message: str
+) -> None:
+    before = project.snapshot()
+    result = gbsite("--root", str(project.root), *args)
+    assert result.returncode == 2 and result.stdout == ""
+    command = " ".join(args[:2] if args[0] == "ci" else args[:1])
+    assert result.stderr.splitlines()[-1].startswith(f"gbsite {command}: error: {message}")
+    assert "Traceback" not in result.stderr
+    assert project.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--examples", "GB0003", "--torch", "2.15.0", "--torch-index", "u", "--accept"],
+        ["check", "--examples", "--python", "p", "--jobs", "2", "--timeout", "9", "--changed"],
+        ["check", "--examples", "--fresh", "--outcomes", "out", "--format", "json"],
+        ["check", "--record", "--format", "github"],
+        ["coverage", "--list"],
+        ["lookup", "log.txt", "--max-bytes", "2", "--limit", "3", "--json"],
+        ["lookup", "--words", "x", "--show", "--json"],
+        ["ci", "merge", "out", "--ref", "main", "--summary", "s.md"],
+    ],
+)
+def test_options_that_work_together_parse(args: list[str]) -> None:
+    parsed = cli._parse(cli.build_parser(), args)
+    # The defaults the check above saw as "not given" are filled in for the command.
+    assert all(getattr(parsed, dest, 0) is not None for dest in ("jobs", "timeout", "limit"))
 
 
 def test_outside_a_project(tmp_path: Path) -> None:
