@@ -40,18 +40,18 @@ def key(cfg: Config) -> str:
         (_PACKAGE, _CODE),
     ):
         for name in names:
-            _stamp(os.path.join(base, name), name, lines)
+            _stamp(base / name if name else base, name, lines)
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def _stamp(path: str, name: str, lines: list[str]) -> None:
+def _stamp(path: Path | str, name: str, lines: list[str]) -> None:
     """`name size mtime` of the file at `path`, or of each file below the folder there."""
     try:
         with os.scandir(path) as found:
             entries = sorted(found, key=lambda e: e.name)
     except NotADirectoryError:
         try:
-            st = os.stat(path)
+            st = Path(path).stat()
         except OSError:
             lines.append(f"{name}\0-")
             return
