@@ -69,10 +69,13 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
             return index.load_index(built, sources) or cache.load(cfg, cache.path_for(cfg))
 
     matches = engine.lookup(query, entries, with_info if kind == "log" else None)[: args.limit]
-    if args.show and matches:
+    if args.show:
         from gbsite.show.command import print_page
 
-        print_page(cfg, matches[0].entry.id, "json" if args.json else "text")
+        if matches:
+            print_page(cfg, matches[0].entry.id, "json" if args.json else "text")
+        else:
+            print("no graph break matches", file=sys.stderr)
     elif args.json:
         print(
             json.dumps(
