@@ -511,3 +511,25 @@ def test_lookup_without_a_writable_cache(project: Project, tmp_path: Path) -> No
     )  # fmt: skip
     assert result.returncode == 0 and result.stderr == "" and result.stdout.startswith("GB")
     assert blocked.read_text() == "not a folder"
+
+
+def test_show_reads_a_page_s_rows_of_the_record_as_the_whole_record_has_them(
+    tmp_path: Path,
+) -> None:
+    from gbsite.examples import record as runs
+
+    path = REPO / "docs" / "verified-examples.yaml"
+    whole = runs.read(path)
+    ids = sorted({gb_id for gb_id, _ in whole.rows})
+    assert ids
+    for gb_id in [*ids, unknown_id()]:
+        rows = {k: r for k, r in whole.rows.items() if k[0] == gb_id}
+        assert runs.read_page(path, gb_id).rows == rows
+    # A record in a layout of its own (kind before id) is read whole, then cut.
+    other = tmp_path / "record.yaml"
+    other.write_text(
+        re.sub(r"\n- id: (GB\d+)\n  kind: (\S+)\n", r"\n- kind: \2\n  id: \1\n", path.read_text())
+    )
+    assert "\n- id: " not in other.read_text()
+    assert runs.read(other).rows == whole.rows
+    assert runs.read_page(other, ids[0]).rows == runs.read_page(path, ids[0]).rows

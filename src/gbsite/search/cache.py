@@ -6,8 +6,9 @@ Loading and validating the registry takes ten times as long as parsing the index
 this every lookup before a `gbsite build` paid for it. The key is a checksum of the name, size
 and modification time of every file the index is made of (registry/, docs/gb/) and of gbsite's
 code that makes it (key): ~1,300 files' metadata, as many as load_index looks at to tell
-whether the built site is fresh; reading them would cost more than the lookup. An edit, a new import or another gbsite makes a new key; a
-cache that cannot be written (a read-only home) is skipped, and the index built in memory.
+whether the built site is fresh; reading them would cost more than the lookup. An edit, a new
+import or another gbsite makes a new key; a cache that cannot be written (a read-only home) is
+skipped, and the index built in memory.
 """
 
 from __future__ import annotations
