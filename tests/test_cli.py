@@ -167,12 +167,14 @@ def test_misspelt_command_or_option_gets_a_suggestion(args: list[str], suggestio
         (["lookup", "--max-bytes", "2", "--words", "x"], "--max-bytes does nothing with --words"),
         (["lookup", "--show", "--limit", "3"], "--limit does nothing with --show"),
         (["ci", "merge", "out", "--ref", "main"], "--ref does nothing without --summary"),
+        (["import", "r.json", "--download-timeout", "9"], "--download-timeout does nothing with a"),
+        (["release", "add", "2.99.0", "r.whl", "--download-timeout", "9"], "--download-timeout"),
     ],
 )
 def test_an_option_that_would_do_nothing_is_an_error(args: list[str], message: str) -> None:
     result = gbsite(*args)
     assert result.returncode == 2 and result.stdout == ""
-    command = " ".join(args[:2] if args[0] == "ci" else args[:1])
+    command = " ".join(args[:2] if args[0] in ("ci", "release") else args[:1])
     assert result.stderr.splitlines()[-1].startswith(f"gbsite {command}: error: {message}")
     assert "Traceback" not in result.stderr
 
@@ -188,12 +190,15 @@ def test_an_option_that_would_do_nothing_is_an_error(args: list[str], message: s
         ["lookup", "log.txt", "--max-bytes", "2", "--limit", "3", "--json"],
         ["lookup", "--words", "x", "--show", "--json"],
         ["ci", "merge", "out", "--ref", "main", "--summary", "s.md"],
+        ["import", "https://example.org/r.json", "--download-timeout", "9"],
+        ["release", "add", "2.99.0", "--download-timeout", "9"],
     ],
 )
 def test_options_that_work_together_parse(args: list[str]) -> None:
     parsed = cli._parse(cli.build_parser(), args)
     # The defaults the check above saw as "not given" are filled in for the command.
-    assert all(getattr(parsed, dest, 0) is not None for dest in ("jobs", "timeout", "limit"))
+    filled = ("jobs", "timeout", "limit", "max_bytes", "download_timeout")
+    assert all(getattr(parsed, dest, 0) is not None for dest in filled)
 
 
 def test_outside_a_project(tmp_path: Path) -> None:

@@ -117,8 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     def limits(add: Add) -> None:
         add("--max-download", type=_positive, default=4096, metavar="MB", help="refuse a "
             "download or file larger than this (4096 MB)")
-        add("--download-timeout", type=_positive, default=900, metavar="S", help="give up on a "
-            "download not finished after this many seconds (900)")
+        add("--download-timeout", type=_positive, metavar="S", help="give up on a download (a "
+            "URL, or pip's of a wheel) not finished after this many seconds (900)")
         add("--max-json", type=_positive, default=64, metavar="MB", help="refuse a registry "
             "JSON larger than this once decompressed (64 MB)")
 
@@ -325,6 +325,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _downloads(args: argparse.Namespace) -> bool:
+    """Whether `import` or `release add` downloads: from a URL, or a wheel with pip."""
+    source: str | None = args.source
+    return source is None or source.startswith(("http://", "https://"))
+
+
 # Options that do nothing without another: (command, dest, what the user gave, what it needs).
 # A command's option that would be silently ignored is an error instead.
 _NEEDS: tuple[tuple[str, str, str, Callable[[argparse.Namespace], bool], str], ...] = (
@@ -379,7 +385,17 @@ _NEEDS: tuple[tuple[str, str, str, Callable[[argparse.Namespace], bool], str], .
         lambda a: not a.show,
         "with --show (which prints the first match's page)",
     ),
-    ("merge", "ref", "--ref", lambda a: bool(a.summary), "without --summary"),
+    ("ci merge", "ref", "--ref", lambda a: bool(a.summary), "without --summary"),
+    *(
+        (
+            command,
+            "download_timeout",
+            "--download-timeout",
+            _downloads,
+            "with a file (it limits a download: a URL, or a wheel pip fetches)",
+        )
+        for command in ("import", "release add")
+    ),
 )
 # The defaults of options that the table above must see as not given (None).
 _DEFAULTS: dict[str, Callable[[], object]] = {
@@ -387,12 +403,15 @@ _DEFAULTS: dict[str, Callable[[], object]] = {
     "timeout": lambda: 180.0,
     "limit": lambda: 10,
     "max_bytes": lambda: 1.0,
+    "download_timeout": lambda: 900.0,
 }
 
 
 def _unused(args: argparse.Namespace) -> str | None:
     """Why an option given does nothing with the others given, or None."""
-    name = getattr(args, "job", None) or args.command
+    name = " ".join(
+        filter(None, (args.command, getattr(args, "action", None), getattr(args, "job", None)))
+    )
     for command, dest, given, ok, why in _NEEDS:
         if command == name and getattr(args, dest, None) not in (None, False, []) and not ok(args):
             verb = "do" if given.startswith("ids") else "does"
