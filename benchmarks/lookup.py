@@ -2,12 +2,15 @@
 
     python benchmarks/lookup.py [--runs N]
 
-Copies the project (registry, docs, templates, gbsite.toml) into a temporary folder and builds it
-there (lookup reads the built search index; the checkout's own site/ is left alone), runs one
-lookup of each kind once with bytecode caching on (as an installed gbsite has its .pyc files),
-then times N runs of each, interleaved: the same interpreter with `-c pass`, `gbsite lookup --help`
-(what the command line costs before any search), and `gbsite lookup` of a short log, an exception
-header line, a Reason line and some words. Prints the median wall time and the CPU time
+Copies the project (registry, docs, templates, gbsite.toml) into two temporary folders: one
+built (lookup reads the built search index; the checkout's own site/ is left alone), one not, as
+a fresh clone is, with a cache folder of its own that starts empty (GBSITE_CACHE_DIR: lookup
+builds the index there on first use and reads it after). Runs one lookup of each kind once with
+bytecode caching on (as an installed gbsite has its .pyc files), then times N runs of each,
+interleaved: the same interpreter with `-c pass`, `gbsite lookup --help` (what the command line
+costs before any search), `gbsite lookup` of a short log, an exception header line, a Reason
+line and some words in the built project, the same in the fresh clone, and the fresh clone's
+first lookup (its cache emptied before each run). Prints the median wall time and the CPU time
 (user + system) of each, and their ratio to `pass` (the target is <= 6).
 """
 
@@ -49,37 +52,60 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    project = Path(tempfile.mkdtemp(prefix="gbsite-lookup-"))
+    temp = Path(tempfile.mkdtemp(prefix="gbsite-lookup-"))
     try:
-        for name in ("registry", "docs", "templates"):
-            shutil.copytree(ROOT / name, project / name)
-        shutil.copy(ROOT / "gbsite.toml", project / "gbsite.toml")
-        gbsite = [sys.executable, "-m", "gbsite", "--root", str(project)]
-        subprocess.run([*gbsite, "build"], env=env, check=True, capture_output=True)
-        run(gbsite, env, args.runs)
+        built, clone, cache = temp / "built", temp / "clone", temp / "cache"
+        for project in (built, clone):
+            for name in ("registry", "docs", "templates"):
+                shutil.copytree(ROOT / name, project / name)
+            shutil.copy(ROOT / "gbsite.toml", project / "gbsite.toml")
+        # The built project's lookups must not fall back on a cache: give it an empty one.
+        built_env = {**env, "GBSITE_CACHE_DIR": str(temp / "unused")}
+        clone_env = {**env, "GBSITE_CACHE_DIR": str(cache)}
+        gbsite = [sys.executable, "-m", "gbsite", "--root"]
+        subprocess.run([*gbsite, str(built), "build"], env=env, check=True, capture_output=True)
+        run([*gbsite, str(built)], [*gbsite, str(clone)], built_env, clone_env, cache, args.runs)
     finally:
-        shutil.rmtree(project, ignore_errors=True)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
-def run(gbsite: list[str], env: dict[str, str], runs: int) -> None:
-    cases: dict[str, tuple[list[str], str | None]] = {
-        "python -c pass": ([sys.executable, "-c", "pass"], None),
-        # The command line alone: its imports and argument parsers, no search.
-        "gbsite lookup --help": ([*gbsite, "lookup", "--help"], None),
-        "lookup multi.log (4 breaks)": ([*gbsite, "lookup", str(LOG)], None),
-        "lookup exception header": ([*gbsite, "lookup"], HEADER),
-        "lookup Reason line": ([*gbsite, "lookup"], REASON),
-        "lookup --words data dependent": (
-            [*gbsite, "lookup", "--words", "data", "dependent"],
-            None,
-        ),
+Case = tuple[list[str], str | None, dict[str, str], Path | None]  # command, stdin, env, emptied
+
+
+def run(
+    built: list[str],
+    clone: list[str],
+    built_env: dict[str, str],
+    clone_env: dict[str, str],
+    cache: Path,
+    runs: int,
+) -> None:
+    kinds: dict[str, tuple[list[str], str | None]] = {
+        "multi.log (4 breaks)": (["lookup", str(LOG)], None),
+        "exception header": (["lookup"], HEADER),
+        "Reason line": (["lookup"], REASON),
+        "--words data dependent": (["lookup", "--words", "data", "dependent"], None),
     }
-    for command, stdin in cases.values():  # .pyc files written, disk cache warm
+    cases: dict[str, Case] = {
+        "python -c pass": ([sys.executable, "-c", "pass"], None, built_env, None),
+        # The command line alone: its imports and argument parsers, no search.
+        "gbsite lookup --help": ([*built, "lookup", "--help"], None, built_env, None),
+    }
+    for name, (args, stdin) in kinds.items():
+        cases[f"built: {name}"] = ([*built, *args], stdin, built_env, None)
+    for name, (args, stdin) in kinds.items():
+        cases[f"clone: {name}"] = ([*clone, *args], stdin, clone_env, None)
+    # The first lookup in a fresh clone: it builds the index and caches it.
+    header = kinds["exception header"]
+    cases["clone, empty cache: header"] = ([*clone, *header[0]], header[1], clone_env, cache)
+    for command, stdin, env, _ in cases.values():  # .pyc files written, disk cache warm
         subprocess.run(command, input=stdin, text=True, env=env, check=False, capture_output=True)
     walls: dict[str, list[float]] = {name: [] for name in cases}
     cpus: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
-        for name, (command, stdin) in cases.items():
+        for name, (command, stdin, env, emptied) in cases.items():
+            if emptied is not None:
+                shutil.rmtree(emptied, ignore_errors=True)
             wall, cpu = timed(command, stdin, env)
             walls[name].append(wall)
             cpus[name].append(cpu)

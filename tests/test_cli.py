@@ -11,18 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, Project, line_of
-from gbsite import version
+from conftest import REPO, Project, committed, example_releases, labels, line_of, unknown_id
+from gbsite import cli, config, version
 from gbsite.errors import github_property
 
 
-def gbsite(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def gbsite(
+    *args: str, cwd: Path = REPO, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "gbsite", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONWARNINGS": "error"},
+        input=stdin,
+        env={**os.environ, "PYTHONWARNINGS": "error", **(env or {})},
     )
 
 
@@ -74,7 +77,15 @@ COMMANDS = {
     ],
     "build": ["--out DIR", "--force"],
     "serve": ["--host HOST", "--port PORT", "--out DIR"],
-    "lookup": ["FILE", "--words WORD [WORD ...]", "--limit LIMIT", "--max-bytes MB", "--json"],
+    "lookup": [
+        "FILE",
+        "--words WORD [WORD ...]",
+        "--limit N",
+        "--max-bytes MB",
+        "--json",
+        "--show",
+    ],
+    "show": ["ID", "--format {text,json}"],
     "coverage": ["--release RELEASE", "--format {text,json}", "--list", "--min-verified N"],
     "ci": [],
 }
@@ -117,8 +128,82 @@ def test_release_lists_its_actions() -> None:
 def test_unknown_command_is_a_usage_error() -> None:
     result = gbsite("frobnicate")
     assert result.returncode == 2
-    assert "invalid choice" in result.stderr
+    assert "invalid choice" in result.stderr and "did you mean" not in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "suggestion"),
+    [
+        (["biuld"], "did you mean 'build'?"),
+        (["lokup", "x"], "did you mean 'lookup'?"),
+        (["ci", "mereg"], "did you mean 'merge'?"),
+        (["release", "ad", "2.16.0"], "did you mean 'add'?"),
+        (["coverage", "--format", "jsn"], "did you mean 'json'?"),
+        (["build", "--forse"], "unrecognized arguments: --forse; did you mean '--force'?"),
+        (["check", "GB0003", "--exampels"], "did you mean '--examples'?"),
+        (["lookup", "--word", "x", "--jsn"], "did you mean '--json'?"),
+        (["build", "--root", "x"], "--root goes before the command: gbsite --root x build"),
+    ],
+)
+def test_misspelt_command_or_option_gets_a_suggestion(args: list[str], suggestion: str) -> None:
+    result = gbsite(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert suggestion in result.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check", "GB0003"], "ids (GBxxxx) do nothing without --examples"),
+        (["check", "--accept"], "--accept does nothing without --examples"),
+        (["check", "--torch", "2.15.0"], "--torch does nothing without --examples"),
+        (["check", "--python", "python3"], "--python does nothing without --examples"),
+        (["check", "--jobs", "2"], "--jobs does nothing without --examples"),
+        (["check", "--timeout", "9"], "--timeout does nothing without --examples"),
+        (["check", "--changed"], "--changed does nothing without --examples"),
+        (["check", "--fresh"], "--fresh does nothing without --examples"),
+        (["check", "--outcomes", "out"], "--outcomes does nothing without --examples"),
+        (["check", "--examples", "--record"], "--record does nothing with --examples"),
+        (["check", "--examples", "--torch-index", "u"], "--torch-index does nothing without "),
+        (["coverage", "--format", "json", "--list"], "--list does nothing with --format json"),
+        (["lookup", "log.txt", "--words", "x"], "FILE does nothing with --words"),
+        (["lookup", "--max-bytes", "2", "--words", "x"], "--max-bytes does nothing with --words"),
+        (["lookup", "--show", "--limit", "3"], "--limit does nothing with --show"),
+        (["ci", "merge", "out", "--ref", "main"], "--ref does nothing without --summary"),
+        (["import", "r.json", "--download-timeout", "9"], "--download-timeout does nothing with a"),
+        (["release", "add", "2.99.0", "r.whl", "--download-timeout", "9"], "--download-timeout"),
+    ],
+)
+def test_an_option_that_would_do_nothing_is_an_error(args: list[str], message: str) -> None:
+    result = gbsite(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    command = " ".join(args[:2] if args[0] in ("ci", "release") else args[:1])
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.splitlines()[-1].startswith(f"gbsite {command}: {message}")
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--examples", "GB0003", "--torch", "2.15.0", "--torch-index", "u", "--accept"],
+        ["check", "--examples", "--python", "p", "--jobs", "2", "--timeout", "9", "--changed"],
+        ["check", "--examples", "--fresh", "--outcomes", "out", "--format", "json"],
+        ["check", "--record", "--format", "github"],
+        ["coverage", "--list"],
+        ["lookup", "log.txt", "--max-bytes", "2", "--limit", "3", "--json"],
+        ["lookup", "--words", "x", "--show", "--json"],
+        ["ci", "merge", "out", "--ref", "main", "--summary", "s.md"],
+        ["import", "https://example.org/r.json", "--download-timeout", "9"],
+        ["release", "add", "2.99.0", "--download-timeout", "9"],
+    ],
+)
+def test_options_that_work_together_parse(args: list[str]) -> None:
+    parsed = cli._parse(cli.build_parser(), args)
+    # The defaults the check above saw as "not given" are filled in for the command.
+    filled = ("jobs", "timeout", "limit", "max_bytes", "download_timeout")
+    assert all(getattr(parsed, dest, 0) is not None for dest in filled)
 
 
 def test_outside_a_project(tmp_path: Path) -> None:
@@ -205,3 +290,256 @@ def test_check_reports_each_format(project: Project) -> None:
         clean.code == 0
         and clean.out == f"check: registry ({data['entries']} ids) and docs are consistent\n"
     )
+
+
+# ---- gbsite show ----------------------------------------------------------------------------
+
+
+def _shown_id() -> str:
+    """A page with a repro and a fix that did what they promise with the newest release of
+    the examples (verified there), from the committed docs and record."""
+    from gbsite.examples import record as runs
+
+    record = runs.read(REPO / "docs" / "verified-examples.yaml")
+    newest = example_releases()[-1]
+    kept = {
+        (row.id, row.kind)
+        for row in record.rows.values()
+        if row.outcomes.get(newest) == runs.passing(row.kind)
+    }
+    return next(i for i in committed().entries if {(i, "gb-repro"), (i, "gb-fix")} <= kept)
+
+
+def test_show_as_json_is_the_page_and_the_record() -> None:
+    from gbsite.examples import checking
+    from gbsite.examples import record as runs
+
+    gb_id = _shown_id()
+    result = gbsite("show", gb_id, "--format", "json")
+    assert result.returncode == 0 and result.stderr == ""
+    data = json.loads(result.stdout)
+    assert list(data) == [
+        "id", "type", "status", "added", "removed", "newest_import", "url", "doc", "states",
+        "why", "declared", "examples", "registry",
+    ]  # fmt: skip
+    entry = committed().entries[gb_id]
+    assert (data["id"], data["type"], data["added"]) == (gb_id, entry.current.gb_type, entry.added)
+    assert data["status"] == ("removed" if entry.removed else "current")
+    assert data["newest_import"] == labels()[-1]
+    assert data["url"].endswith(f"/gb/{gb_id.lower()}.html")
+    assert data["registry"]["explanation"] == entry.current.explanation
+    # The state with each release is what `gbsite coverage` says of the id.
+    cfg = config.load(REPO)
+    newest = example_releases()[-1]
+    assert list(data["states"]) == list(example_releases())
+    coverage = checking.coverage_of(cfg, committed(), newest)
+    assert data["states"][newest] == next(s.status for s in coverage.states if s.id == gb_id)
+    # The examples are the page's blocks, with the outcomes the record has for them.
+    text = (REPO / data["doc"]).read_text()
+    assert data["why"]["title"] == "Why this happens" and data["why"]["markdown"] in text
+    record = runs.read(cfg.verified_file)
+    rows = {r.sha256: r for r in record.rows.values() if r.id == gb_id}
+    kinds = [e["kind"] for e in data["examples"]]
+    assert "gb-repro" in kinds and "gb-fix" in kinds
+    for example in data["examples"]:
+        assert example["code"] in text and example["promise"] == runs.passing(example["kind"])
+        recorded = [r.outcomes for r in rows.values() if r.kind == example["kind"]]
+        assert {k: v for k, v in example["outcomes"].items() if v} in recorded
+
+
+def test_show_as_text() -> None:
+    gb_id = _shown_id()
+    data = json.loads(gbsite("show", gb_id, "--format", "json").stdout)
+    result = gbsite("show", gb_id)
+    assert result.returncode == 0 and result.stderr == ""
+    out = result.stdout
+    assert "\x1b" not in out  # not a terminal: no escapes
+    assert out.startswith(f"{gb_id}: {data['type']}\n")
+    for release, state in data["states"].items():
+        assert re.search(rf"^  {re.escape(release)} +{state}$", out, re.M)
+    assert "\nWhy this happens\n" in out
+    assert " ".join(data["why"]["markdown"].split()[:5]) in " ".join(out.split())
+    for example in data["examples"]:
+        for line in example["code"].splitlines():
+            assert f"    {line}".rstrip() in out.splitlines()
+    words = {"breaks", "runs"}
+    assert all(re.search(rf"torch .*{w}", out) for w in words)
+    assert data["url"] in out and data["doc"] in out
+
+
+def test_show_styles_a_terminal_unless_no_color() -> None:
+    import pty
+
+    gb_id = _shown_id()
+
+    def on_terminal(env: dict[str, str]) -> str:
+        leader, follower = pty.openpty()
+        with subprocess.Popen(
+            [sys.executable, "-m", "gbsite", "show", gb_id],
+            cwd=REPO,
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            env={k: v for k, v in {**os.environ, **env}.items() if v is not None},
+        ) as process:
+            os.close(follower)
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # the terminal closed with the process
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            assert process.wait() == 0
+        os.close(leader)
+        return b"".join(chunks).decode()
+
+    styled = on_terminal({"NO_COLOR": "", "TERM": "xterm"})
+    assert f"\x1b[1m{gb_id}: " in styled
+    plain = on_terminal({"NO_COLOR": "1", "TERM": "xterm"})
+    assert "\x1b" not in plain and f"{gb_id}: " in plain
+
+
+@pytest.mark.parametrize(
+    "form",
+    ["{ID}", "{id}", "{n}", "{id}.html", "https://example.org/site/gb/{id}.html#example"],
+)
+def test_show_takes_an_id_in_any_form(form: str) -> None:
+    gb_id = _shown_id()
+    named = form.format(ID=gb_id, id=gb_id.lower(), n=int(gb_id[2:]))
+    result = gbsite("show", named)
+    assert result.returncode == 0 and result.stdout == gbsite("show", gb_id).stdout
+
+
+def test_show_an_unknown_id_or_no_id() -> None:
+    missing = unknown_id()
+    result = gbsite("show", missing.lower())
+    assert result.returncode == 2 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"gbsite: show: {missing} is not in the registry")
+    assert f"newest import: {labels()[-1]}" in line
+    result = gbsite("show", "data-dependent")
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+    assert "names no graph-break id" in result.stderr
+
+
+def test_lookup_show_prints_the_first_match() -> None:
+    gb_id = _shown_id()
+    words = committed().entries[gb_id].current.gb_type.split()
+    [first] = json.loads(gbsite("lookup", "--limit", "1", "--json", "--words", *words).stdout)
+    for extra in ([], ["--json"]):
+        result = gbsite("lookup", "--show", *extra, "--words", *words)
+        assert result.returncode == 0
+        assert (
+            result.stdout
+            == gbsite("show", first["id"], *(["--format", "json"] if extra else [])).stdout
+        )
+
+
+def test_help_names_every_state_and_outcome() -> None:
+    from gbsite.examples import coverage
+    from gbsite.examples import record as runs
+
+    def help_of(*command: str) -> str:
+        return " ".join(gbsite(*command, "--help").stdout.split())
+
+    for command in (["show"], ["coverage"], ["ci", "preview"]):
+        text = help_of(*command)
+        assert all(state in text for state in coverage.STATES), (command, text)
+    outcomes = (runs.BREAKS, runs.NO_BREAK, runs.RUNS, runs.EAGER_FAILS, runs.ERROR)
+    show = help_of("show")
+    assert all(runs.describe(o) in show for o in outcomes)
+    assert runs.describe(runs.other_break(["GBxxxx"])) in show
+    check = help_of("check")
+    assert all(o in check for o in outcomes) and runs.other_break(["GBxxxx"]) in check
+    lookup = help_of("lookup")
+    assert all(s in lookup for s in ("current", "removed", "Ctrl-D"))
+
+
+# ---- gbsite lookup: stdin from a terminal, the cached index ---------------------------------
+
+
+def test_lookup_from_a_terminal_says_how_to_end_the_input() -> None:
+    import pty
+
+    leader, follower = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "gbsite", "lookup"],
+        cwd=REPO,
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        os.close(follower)
+        os.write(leader, b"GB0025\n\x04")  # a line, then Ctrl-D
+        out, err = process.communicate(timeout=60)
+    os.close(leader)
+    assert "paste the log" in err and "Ctrl-D" in err
+    assert process.returncode == 0 and out.startswith("GB0025 ")
+    piped = gbsite("lookup", stdin="GB0025\n")
+    assert piped.returncode == 0 and "Ctrl-D" not in piped.stderr
+
+
+def test_lookup_before_a_build_caches_the_index(project: Project, tmp_path: Path) -> None:
+    """A clone without site/: the first lookup builds the search index the site would have and
+    keeps it in the cache; the next ones read it; an edit makes a new one."""
+    cache = tmp_path / "cache"
+    env = {"GBSITE_CACHE_DIR": str(cache)}
+    root = ["--root", str(project.root)]
+    assert not project.site.exists()
+    first = gbsite(*root, "lookup", "--words", "graph", "break", env=env)
+    assert first.returncode == 0, first.stderr
+    [cached] = (cache / "lookup").iterdir()
+    stamp = cached.stat().st_mtime_ns
+    again = gbsite(*root, "lookup", "--words", "graph", "break", env=env)
+    assert again.stdout == first.stdout
+    assert list((cache / "lookup").iterdir()) == [cached] and cached.stat().st_mtime_ns == stamp
+    # What `gbsite build` writes for the browser, byte for byte.
+    built = gbsite(*root, "build", env=env)
+    assert built.returncode == 0, built.stderr
+    assert cached.read_bytes() == (project.site / "assets" / "search-index.js").read_bytes()
+    # The site is older than an edited page now: the next lookup caches a new index.
+    path = project.docs / "gb0025.md"
+    path.write_text(
+        path.read_text().replace(
+            "### Why this happens", "### Why this happens\n\nZqxwords here.\n", 1
+        )
+    )
+    edited = gbsite(*root, "lookup", "--words", "zqxwords", env=env)
+    assert edited.returncode == 0 and edited.stdout.startswith("GB0025 ")
+    assert len(list((cache / "lookup").iterdir())) == 2
+
+
+def test_lookup_without_a_writable_cache(project: Project, tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    result = gbsite(
+        "--root", str(project.root), "lookup", "--words", "graph_break",
+        env={"GBSITE_CACHE_DIR": str(blocked)},
+    )  # fmt: skip
+    assert result.returncode == 0 and result.stderr == "" and result.stdout.startswith("GB")
+    assert blocked.read_text() == "not a folder"
+
+
+def test_show_reads_a_page_s_rows_of_the_record_as_the_whole_record_has_them(
+    tmp_path: Path,
+) -> None:
+    from gbsite.examples import record as runs
+
+    path = REPO / "docs" / "verified-examples.yaml"
+    whole = runs.read(path)
+    ids = sorted({gb_id for gb_id, _ in whole.rows})
+    assert ids
+    for gb_id in [*ids, unknown_id()]:
+        rows = {k: r for k, r in whole.rows.items() if k[0] == gb_id}
+        assert runs.read_page(path, gb_id).rows == rows
+    # A record in a layout of its own (kind before id) is read whole, then cut.
+    other = tmp_path / "record.yaml"
+    other.write_text(
+        re.sub(r"\n- id: (GB\d+)\n  kind: (\S+)\n", r"\n- kind: \2\n  id: \1\n", path.read_text())
+    )
+    assert "\n- id: " not in other.read_text()
+    assert runs.read(other).rows == whole.rows
+    assert runs.read_page(other, ids[0]).rows == runs.read_page(path, ids[0]).rows

@@ -98,7 +98,7 @@ def test_a_killed_writes_leftover_is_removed_by_the_next_run(
 ) -> None:
     leftover = project.root / "docs" / ".verified-examples.yaml.k1ll3d.tmp"
     leftover.write_text("half a record")
-    page(project, "GB0025", "```python gb-fix\ndef fn():\n    return 1\nfn()\n```\n")
+    page(project, "GB0025", "```python gb-fix\ndef fn():\n    return 1\nfn()\nfn()\n```\n")
     result = gbsite(project, "check", "--examples", "GB0025", "--python", fake_python)
     assert result.returncode == 0, result.stdout + result.stderr
     assert not leftover.exists()
@@ -210,7 +210,7 @@ def alive(pid: int) -> bool:
     return not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def spawner(pid_file: Path, *, session: bool, then: str = "fn()\n") -> str:
+def spawner(pid_file: Path, *, session: bool, then: str = "fn()\nfn()\n") -> str:
     """A fix that starts `sleep 300` (in a session of its own, a daemon, or as a plain
     background child), writes its pid, then does `then`."""
     return (
@@ -244,7 +244,7 @@ def test_what_a_block_starts_dies_with_it(tmp_path: Path, fake_python: str, fres
             "import os, signal\ndef fn():\n    return 1\n"
             "os.kill(os.getppid(), signal.SIGKILL)\nfn()\n"
         )
-    codes["fine"] = "def fn():\n    return 1\nfn()\n"
+    codes["fine"] = "def fn():\n    return 1\nfn()\nfn()\n"
     started = time.monotonic()
     results = runner.run_all([block(c) for c in codes.values()], fake_python, 2, 5, fresh=fresh)
     assert time.monotonic() - started < 60

@@ -7,8 +7,8 @@ index is checked for what it must hold."""
 from __future__ import annotations
 
 import json
-import os
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -243,23 +243,33 @@ def test_every_graph_break_type_is_found_in_each_shape(
     assert missed == []
 
 
-def test_lookup_reads_the_built_index_while_it_is_fresh(history: Project) -> None:
+def test_lookup_reads_the_built_index_while_it_is_fresh(
+    history: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The CLI ranks the built site's index (contributed text included) while it is newer
-    than every registry and docs file; after an edit it reads the registry."""
+    than every registry and docs file; before a build and after an edit, the same index built
+    from them and kept in the user's cache (search/cache.py)."""
     project = history
     from gbsite.docs import files as docs
 
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(cache))
     doc = project.docs / "gb0029.md"
     doc.write_text(docs.with_block(doc.read_text(), "\nUse a frobnicator instead.\n"))
-    assert project.run("lookup", "--words", "frobnicator").code == 1  # not built yet
+    result = project.run("lookup", "--words", "frobnicator")  # not built yet: cached
+    assert result.code == 0 and result.out.startswith("GB0029  ")
+    assert len(list((cache / "lookup").iterdir())) == 1
+    shutil.rmtree(cache)
     assert project.run("build").code == 0
     result = project.run("lookup", "--words", "frobnicator")
     assert result.code == 0 and result.out.startswith("GB0029  ")
     for shape, text, expected in lookup_shapes.CASES:
         found = re.findall(r"^(GB\d{4})  ", run_stdin(project, text).out, re.M)
         assert found[:1] == [expected], (shape, text[:80])
-    os.utime(project.registry / "gb" / "GB0001.yaml")  # newer than the index
-    assert project.run("lookup", "--words", "frobnicator").code == 1
+    assert not cache.exists()  # the built index was read
+    doc.write_text(docs.with_block(doc.read_text(), "\nUse a zqxwidget instead.\n"))
+    assert project.run("lookup", "--words", "frobnicator").code == 1  # the index is older
+    assert project.run("lookup", "--words", "zqxwidget").out.startswith("GB0029  ")
 
 
 def run_stdin(project: Project, text: str) -> Any:

@@ -67,13 +67,40 @@ def _torch_release(text: str) -> str:
     return text
 
 
+# What `gbsite show` and `coverage` can print, for their help (examples/coverage.py STATES and
+# examples/record.py's outcomes; tests/test_cli.py checks that these name every one).
+STATES_HELP = "verified, fixed, pending, environment, internal, unraised or none"
+OUTCOMES_HELP = (
+    "breaks, breaks with GBxxxx, no break, runs, called once, recompiles unannounced, "
+    "fails without torch.compile too, fails"
+)
+RECORDED_HELP = (  # as recorded
+    "breaks, breaks GBxxxx, no-break, runs, once, recompiles, eager-fails or error"
+)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse's, with a usage error in one line as gbsite's other errors (no usage block)."""
+    """argparse, with a usage error in one line as gbsite's other errors (no usage block) and a
+    suggestion for a misspelt choice (`gbsite biuld`: did you mean 'build'?), which Python
+    3.11's argparse does not make."""
 
     def error(self, message: str) -> NoReturn:
+        import re
+
         from gbsite.errors import one_line
 
+        found = re.match(r"argument .*?: invalid choice: '(.*?)' \(choose from (.*)\)$", message)
+        if found:
+            choices = re.findall(r"'([^']*)'", found.group(2))
+            message += _did_you_mean(found.group(1), choices)
         self.exit(EXIT_ERROR, one_line(f"{self.prog}: {message} (see {self.prog} --help)") + "\n")
+
+
+def _did_you_mean(word: str, candidates: Sequence[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 class _Version(argparse.Action):
@@ -97,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, run: str, help: str, description: str) -> Add:
         """A command run by the function `run` names ("module:function"); its add_argument."""
         p = sub.add_parser(name, help=help, description=description)
-        p.set_defaults(handler=_lazy(*run.split(":")))
+        p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
         return p.add_argument
 
     # A table of commands and options, a call each, formatted by hand to read as a table.
@@ -109,8 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     def limits(add: Add) -> None:
         add("--max-download", type=_positive, default=4096, metavar="MB", help="refuse a "
             "download or file larger than this (4096 MB)")
-        add("--download-timeout", type=_positive, default=900, metavar="S", help="give up on a "
-            "download not finished after this many seconds (900)")
+        add("--download-timeout", type=_positive, metavar="S", help="give up on a download (a "
+            "URL, or pip's of a wheel) not finished after this many seconds (900)")
         add("--max-json", type=_positive, default=64, metavar="MB", help="refuse a registry "
             "JSON larger than this once decompressed (64 MB)")
 
@@ -147,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def release(name: str, run: str, help: str, description: str) -> Add:
         p = release_actions.add_parser(name, help=help, description=description)
-        p.set_defaults(handler=_lazy(*run.split(":")))
+        p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
         return p.add_argument
 
     add = release("add", "gbsite.commands:release_add",
@@ -208,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
         "docs, text written outside the ADDITIONAL INFORMATION block, marker errors, docs for "
         "unknown ids, unknown GBxxxx ids mentioned or linked (gbXXXX.md) in blocks, snapshots "
         "missing or not matching sources.yaml, releases of the examples that are not imported. "
+        f"With --examples, each block's outcome with each torch is one of: {RECORDED_HELP}. "
         "Exit 0 when clean, 1 when problems were found, 2 when the check could not run.")
     add("--examples", action="store_true", help="run the gb-repro and gb-fix blocks of docs/gb/ "
         "against torch (see README)")
@@ -221,13 +249,12 @@ def build_parser() -> argparse.ArgumentParser:
     add("--python", help="with --examples: the Python that has torch (default: this one)")
     add("--accept", action="store_true", help="with --examples: record what the blocks do now "
         "where it differs from the record")
-    add("--record", action="store_true", help="also check, without running anything, that "
-        "docs/verified-examples.yaml has an outcome for every block and every release of the "
-        "examples")
-    add("--jobs", type=_count, default=os.cpu_count() or 1, help="with --examples: examples run at "
-        "a time (default: one per CPU)")
-    add("--timeout", type=_positive, default=180.0, help="with --examples: seconds one example may "
-        "take (180)")
+    add("--record", action="store_true", help="without --examples: also check, without running "
+        "anything, that docs/verified-examples.yaml has an outcome for every block and every "
+        "release of the examples")
+    add("--jobs", type=_count, help="with --examples: examples run at a time (default: one per "
+        "CPU)")
+    add("--timeout", type=_positive, help="with --examples: seconds one example may take (180)")
     add("--changed", action="store_true", help="with --examples: only the blocks with no "
         "outcome recorded for this torch yet")
     add("--fresh", action="store_true", help="with --examples: a fresh interpreter per block "
@@ -261,25 +288,46 @@ def build_parser() -> argparse.ArgumentParser:
     add = command("lookup", "gbsite.search.command:lookup",
         "find the graph breaks in a log (file or stdin) or for some words",
         "Find the registry entries for a pasted graph-break log, an id, a page URL or some "
-        "words: the same search as the site's. Reads FILE, or stdin when FILE is - or absent; "
-        "--words searches for words instead. Prints each match's id, type and page URL, best "
-        "first (for a log, every graph break in it, in order). Exit 1 when nothing matches.")
+        "words: the same search as the site's. Reads FILE, or stdin when FILE is - or absent "
+        "(from a terminal: paste, then Ctrl-D on a new line; Ctrl-Z Enter on Windows); --words "
+        "searches for words instead. Prints each match's id, type (with `(removed in R)` for "
+        "an id no longer in the registry), page URL and why it matched, best first (for a log, "
+        "every graph break in it, in order); --json gives each as id, type, status (current or "
+        "removed), url and why. Exit 1 when nothing matches.")
     add("file", nargs="?", metavar="FILE", help="log file (default: stdin)")
     add("--words", nargs="+", metavar="WORD", help="search for these words instead")
-    add("--limit", type=int, default=10, help="at most this many matches (10)")
-    add("--max-bytes", type=_positive, default=1, metavar="MB", help="read at most this much of "
-        "the input; the rest is cut, with a notice (1 MB)")
+    add("--limit", type=int, metavar="N", help="at most this many matches (10)")
+    add("--max-bytes", type=_positive, metavar="MB", help="read at most this much of the "
+        "input; the rest is cut, with a notice (1 MB)")
     add("--json", action="store_true", help="print JSON for tools")
+    add("--show", action="store_true", help="print the first match's page instead, as `gbsite "
+        "show` does (with --json, its JSON)")
+
+    add = command("show", "gbsite.show.command:show",
+        "print an id's page: why it happens, its example and fixes, the registry's words",
+        "Print the page of one graph-break id in the terminal, as `rustc --explain` does: its "
+        "type, whether it is current or removed, the page's state with each release of the "
+        f"examples ({STATES_HELP}), why it happens, the example that breaks and the fixes, each "
+        f"with what it did with each release ({OUTCOMES_HELP}, or not run yet), the registry's "
+        "explanation, context and hints, and the page's URL. Plain text when the output is not "
+        "a terminal (and with NO_COLOR set); --format json for tools (its shape: README). An id "
+        "the registry lacks: one line naming the newest import, exit 2.")
+    add("id", metavar="ID", help="the id: GB0025, gb0025, 25, gb0025.html or the page's URL")
+    add("--format", choices=["text", "json"], default="text", help="output: text, or json for "
+        "tools")
 
     add = command("coverage", "gbsite.examples.command:coverage",
         "how many ids have a verified example, by state",
         "The state of every id of a release, derived from its page: verified (a gb-repro and a "
-        "gb-fix recorded as passing), environment, internal or unraised (declared by a status "
-        "block), or none. Exit 1 when --min-verified is not met.")
+        "gb-fix recorded as passing), fixed (the repro broke with an older release and "
+        "compiles with this one), pending (blocks written, not run with this release yet), "
+        "environment, internal or unraised (declared by a status block), or none. Exit 1 when "
+        "--min-verified is not met.")
     add("--release", help="a release of the examples (2.14.1) or an imported one (2.14.0) "
         "(default: the newest release of the examples)")
     add("--format", choices=["text", "json"], default="text", help="output format")
-    add("--list", action="store_true", help="also list the ids with nothing yet")
+    add("--list", action="store_true", help="with text output: also list the ids with nothing "
+        "yet (JSON lists every id)")
     add("--min-verified", type=int, metavar="N", help="exit 1 when fewer than N ids are verified "
         "(for CI)")
 
@@ -291,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def job(name: str, run: str, help: str) -> Add:
         p = jobs.add_parser(name, help=help, description=help)
-        p.set_defaults(handler=_lazy(*run.split(":")))
+        p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
         return p.add_argument
 
     job("releases", "gbsite.ci:releases", "print the releases of the examples as a JSON list "
@@ -303,9 +351,10 @@ def build_parser() -> argparse.ArgumentParser:
         "holding them")
     add("--summary", type=Path, metavar="FILE", help="append a Markdown table of the runs to "
         "FILE (in GitHub Actions: $GITHUB_STEP_SUMMARY)")
-    add("--ref", help="commit or branch the summary's links to the docs files point at")
+    add("--ref", help="with --summary: the commit or branch the summary's links to the docs "
+        "files point at")
     add = job("preview", "gbsite.ci:preview", "summarise the pages a change touches, with their "
-        "state for each release, for the preview of the built site")
+        f"state for each release ({STATES_HELP}), for the preview of the built site")
     add("paths", nargs="*", metavar="PATH", help="changed files, relative to the project (`-`: "
         "read them from stdin, one a line)")
     add("--summary", type=Path, metavar="FILE", help="append to FILE instead of printing")
@@ -314,10 +363,131 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _downloads(args: argparse.Namespace) -> bool:
+    """Whether `import` or `release add` downloads: from a URL, or a wheel with pip."""
+    source: str | None = args.source
+    return source is None or source.startswith(("http://", "https://"))
+
+
+# Options that do nothing without another: (command, dest, what the user gave, what it needs).
+# A command's option that would be silently ignored is an error instead.
+_NEEDS: tuple[tuple[str, str, str, Callable[[argparse.Namespace], bool], str], ...] = (
+    *(
+        ("check", dest, given, lambda a: bool(a.examples), "without --examples")
+        for dest, given in (
+            ("ids", "ids (GBxxxx)"),
+            ("torch", "--torch"),
+            ("python", "--python"),
+            ("accept", "--accept"),
+            ("jobs", "--jobs"),
+            ("timeout", "--timeout"),
+            ("changed", "--changed"),
+            ("fresh", "--fresh"),
+            ("outcomes", "--outcomes"),
+        )
+    ),
+    (
+        "check",
+        "record",
+        "--record",
+        lambda a: not a.examples,
+        "with --examples (it checks the "
+        "record without running anything: run it without --examples)",
+    ),
+    ("check", "torch_index", "--torch-index", lambda a: bool(a.torch), "without --torch"),
+    (
+        "coverage",
+        "list",
+        "--list",
+        lambda a: a.format == "text",
+        "with --format json (which lists every id)",
+    ),
+    (
+        "lookup",
+        "file",
+        "FILE",
+        lambda a: not a.words,
+        "with --words (give a FILE or words, not both)",
+    ),
+    (
+        "lookup",
+        "max_bytes",
+        "--max-bytes",
+        lambda a: not a.words,
+        "with --words (it limits what is read from FILE or stdin)",
+    ),
+    (
+        "lookup",
+        "limit",
+        "--limit",
+        lambda a: not a.show,
+        "with --show (which prints the first match's page)",
+    ),
+    ("ci merge", "ref", "--ref", lambda a: bool(a.summary), "without --summary"),
+    *(
+        (
+            command,
+            "download_timeout",
+            "--download-timeout",
+            _downloads,
+            "with a file (it limits a download: a URL, or a wheel pip fetches)",
+        )
+        for command in ("import", "release add")
+    ),
+)
+# The defaults of options that the table above must see as not given (None).
+_DEFAULTS: dict[str, Callable[[], object]] = {
+    "jobs": lambda: os.cpu_count() or 1,
+    "timeout": lambda: 180.0,
+    "limit": lambda: 10,
+    "max_bytes": lambda: 1.0,
+    "download_timeout": lambda: 900.0,
+}
+
+
+def _unused(args: argparse.Namespace) -> str | None:
+    """Why an option given does nothing with the others given, or None."""
+    name = " ".join(
+        filter(None, (args.command, getattr(args, "action", None), getattr(args, "job", None)))
+    )
+    for command, dest, given, ok, why in _NEEDS:
+        if command == name and getattr(args, dest, None) not in (None, False, []) and not ok(args):
+            verb = "do" if given.startswith("ids") else "does"
+            return f"{given} {verb} nothing {why}"
+    return None
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse, with a suggestion for a misspelt option and an error for one that would be
+    ignored; then fill in the defaults left None for that check."""
+    args, extra = parser.parse_known_args(argv)
+    command: argparse.ArgumentParser = getattr(args, "command_parser", parser)
+    if extra:
+        word = extra[0]
+        message = f"unrecognized arguments: {' '.join(extra)}"
+        if word.split("=", 1)[0] in parser._option_string_actions:
+            where = command.prog.removeprefix(parser.prog + " ")
+            message += (
+                f"; {word.split('=', 1)[0]} goes before the command: "
+                f"{parser.prog} {' '.join(extra)} {where} ..."
+            )
+        elif word.startswith("-"):
+            options = [o for o in command._option_string_actions if o.startswith("--")]
+            message += _did_you_mean(word.split("=", 1)[0], options)
+        command.error(message)
+    why = _unused(args)
+    if why is not None:
+        command.error(why)
+    for dest, default in _DEFAULTS.items():
+        if hasattr(args, dest) and getattr(args, dest) is None:
+            setattr(args, dest, default())
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from gbsite.errors import GbsiteError
 
-    args = build_parser().parse_args(argv)
+    args = _parse(build_parser(), argv)
     handler: Handler = args.handler
     try:
         return handler(args)

@@ -53,6 +53,17 @@ class Config(NamedTuple):  # not a dataclass: see errors.Problem
         return self.docs_dir.parent / "verified-examples.yaml"
 
 
+def cache_dir() -> Path:
+    """The user's cache folder for gbsite: `$GBSITE_CACHE_DIR`, else `$XDG_CACHE_HOME/gbsite`,
+    else `~/.cache/gbsite` (torch environments, `gbsite lookup`'s search index)."""
+    import os
+
+    if os.environ.get("GBSITE_CACHE_DIR"):
+        return Path(os.environ["GBSITE_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gbsite"
+
+
 def find_root(start: Path) -> Path:
     for folder in (start, *start.parents):
         if (folder / CONFIG_NAME).is_file():

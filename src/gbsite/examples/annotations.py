@@ -290,7 +290,7 @@ class Scan:
 
 
 @functools.cache
-def _block_parser() -> MarkdownIt:
+def block_parser() -> MarkdownIt:
     """CommonMark's block structure only: fences and the raw text of paragraphs are all a scan
     needs, and parsing the text inside them (the rendering does that) would triple its cost."""
     from markdown_it import MarkdownIt
@@ -302,7 +302,7 @@ def scan(doc: Doc) -> Scan:
     """Parse the block as GitHub's Markdown would, for its fences and its prose."""
     if not doc.block.strip():
         return Scan([], [])
-    tokens = _block_parser().parse(doc.block)
+    tokens = block_parser().parse(doc.block)
     return Scan(
         [
             (FoundFence(t.info, t.content), doc.block_line_of(0) + t.map[0])

@@ -32,10 +32,9 @@ PROBE_SECONDS = 10.0  # an index that does not answer by then is taken as unreac
 
 
 def cache_dir() -> Path:
-    if os.environ.get("GBSITE_CACHE_DIR"):
-        return Path(os.environ["GBSITE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gbsite"
+    from gbsite.config import cache_dir
+
+    return cache_dir()
 
 
 def env_dir(release: str) -> Path:

@@ -152,6 +152,30 @@ def _load_resolutions(
     return {label: found[label] for label in labels if label in found}, problems
 
 
+def load_sources(folder: Path) -> list[Source]:
+    """registry/sources.yaml, validated: the imported labels, oldest first."""
+    return _load_sources(folder / SOURCES_FILE, Path.read_bytes)
+
+
+def load_entry(folder: Path, gb_id: str) -> Registry | None:
+    """The registry with one entry (and all its sources and categories), validated as load()
+    validates it, or None when the id has no file: `gbsite show` needs one entry, and reading
+    one file rather than ~600 keeps it fast. The totals of sources.yaml are not checked."""
+    path = folder / ENTRIES_DIR / f"{gb_id}.yaml"
+    if not folder.is_dir():
+        raise GbsiteError.at(folder, None, "no registry here; create it with `gbsite import`")
+    if not path.is_file():
+        return None
+    sources = _load_sources(folder / SOURCES_FILE, Path.read_bytes)
+    categories = _load_categories(folder / CATEGORIES_FILE, Path.read_bytes)
+    labels = {s.label: i for i, s in enumerate(sources)}
+    file_ids = {gb_id for gb_id, _ in entry_files(folder / ENTRIES_DIR)[0]}
+    entry, problems = validate.entry(path, _read_text(path, Path.read_bytes), gb_id, labels, file_ids)
+    if problems or entry is None:
+        raise GbsiteError(problems)
+    return Registry(sources, {gb_id: entry}, categories)
+
+
 def _check_totals(folder: Path, sources: list[Source], entries: dict[str, Entry]) -> list[Problem]:
     """The newest snapshot's counts must match the current entries: catches lost files."""
     if not sources:

@@ -19,12 +19,20 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     import json
 
     from gbsite import urls
-    from gbsite.search import engine, index
+    from gbsite.search import cache, engine, index
 
     limit = int(args.max_bytes * 1024 * 1024)
     if args.words:
         data = " ".join(args.words).encode("utf-8", "replace")
     elif args.file in (None, "-"):
+        if sys.stdin.isatty():  # someone at a terminal, not a pipe: say how to end the input
+            end = "Ctrl-Z then Enter" if sys.platform == "win32" else "Ctrl-D"
+            print(
+                f"gbsite lookup: paste the log (or type words), then press {end} on a new line "
+                "to search; --words W... or a FILE skip this",
+                file=sys.stderr,
+                flush=True,
+            )
         stdin = getattr(sys.stdin, "buffer", None)  # None when replaced by a text stream
         data = stdin.read(limit + 1) if stdin else sys.stdin.read(limit + 1).encode()
     else:
@@ -42,26 +50,33 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
         )
     query = data.decode("utf-8", errors="replace")
     # The built site's index, as the browser has it; else (not built, or older than the
-    # registry or docs) the registry, without the contributed text the index also holds.
+    # registry or docs) the same index built from them and kept in the user's cache.
     built = cfg.output_dir / urls.SEARCH_INDEX
     sources = [cfg.registry_dir, cfg.docs_dir]
     # Only words need contributed text (with_info reads it if a log turns out to match nothing).
     kind = engine.kind_of(query)
     entries = index.load_index(built, sources, info=kind == "words")
-
-    def with_info() -> list[SearchEntry]:
-        return index.load_index(built, sources) or []
-
     if entries is None:
-        from gbsite.registry import store as registry
-        from gbsite.registry.views import entry_views
+        cached = cache.path_for(cfg)
+        entries = cache.load(cfg, cached, info=kind == "words")
 
-        reg = registry.load(cfg.registry_dir)
-        entries = index.entries_for(reg, entry_views(reg), {})
-        matches = engine.lookup(query, entries)[: args.limit]
+        def with_info() -> list[SearchEntry]:
+            return cache.load(cfg, cached)
+
     else:
-        matches = engine.lookup(query, entries, with_info if kind == "log" else None)[: args.limit]
-    if args.json:
+
+        def with_info() -> list[SearchEntry]:
+            return index.load_index(built, sources) or cache.load(cfg, cache.path_for(cfg))
+
+    matches = engine.lookup(query, entries, with_info if kind == "log" else None)[: args.limit]
+    if args.show:
+        from gbsite.show.command import print_page
+
+        if matches:
+            print_page(cfg, matches[0].entry.id, "json" if args.json else "text")
+        else:
+            print("no graph break matches", file=sys.stderr)
+    elif args.json:
         print(
             json.dumps(
                 [

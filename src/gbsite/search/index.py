@@ -157,6 +157,11 @@ def parse_index_js(text: str, *, info: bool = True) -> list[SearchEntry]:
     return _parse_index(text.encode("utf-8"), info)
 
 
+def parse_index_bytes(raw: bytes, *, info: bool = True) -> list[SearchEntry]:
+    """parse_index_js of the file's bytes, as read (the lookup cache's copy)."""
+    return _parse_index(raw, info)
+
+
 def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
     # Thousands of small objects, none of them in a cycle: the cyclic collector would walk
     # them over and over while they are made (three quarters of the time), so it waits.
