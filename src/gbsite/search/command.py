@@ -47,20 +47,35 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     sources = [cfg.registry_dir, cfg.docs_dir]
     # Only words need contributed text (with_info reads it if a log turns out to match nothing).
     kind = engine.kind_of(query)
-    entries = index.load_index(built, sources, info=kind == "words")
+    loaded = index.load_index(built, sources, info=kind == "words")
 
     def with_info() -> list[SearchEntry]:
-        return index.load_index(built, sources) or []
+        full = index.load_index(built, sources)
+        return full.entries if full else []
 
-    if entries is None:
+    def link(gb_id: str) -> str:
+        return urls.absolute(cfg, urls.entry(gb_id))
+
+    if loaded is None:
         from gbsite.registry import store as registry
         from gbsite.registry.views import entry_views
+        from gbsite.releases import order
 
         reg = registry.load(cfg.registry_dir)
         entries = index.entries_for(reg, entry_views(reg), {})
-        matches = engine.lookup(query, entries)[: args.limit]
+        newest = max(reg.labels, key=order, default="")
+        found = engine.find(query, entries, newest=newest, link=link)
     else:
-        matches = engine.lookup(query, entries, with_info if kind == "log" else None)[: args.limit]
+        found = engine.find(
+            query,
+            loaded.entries,
+            newest=loaded.newest,
+            link=link,
+            with_info=with_info if kind == "log" else None,
+        )
+    matches = found.matches[: args.limit]
+    for note in found.notes:
+        print(f"gbsite: lookup: {note}", file=sys.stderr)
     if args.json:
         print(
             json.dumps(
@@ -84,6 +99,6 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
                 f"{m.entry.id}  {m.entry.texts[0].gb_type}{removed}\n"
                 f"        {urls.absolute(cfg, urls.entry(m.entry.id))}  [{m.why}]"
             )
-        if not matches:
+        if not matches and not found.notes:
             print("no graph break matches", file=sys.stderr)
     return 0 if matches else 1

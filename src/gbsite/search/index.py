@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gbsite import urls
 from gbsite.search import rules
@@ -104,6 +104,8 @@ def index_js(
     entries: Iterable[SearchEntry], categories: Sequence[str], releases: Sequence[str]
 ) -> str:
     """`assets/search-index.js`: a script, not JSON, so that it loads from file:// too."""
+    from gbsite.releases import order
+
     release_index = {label: i for i, label in enumerate(releases)}
     category_bit = {key: 1 << i for i, key in enumerate(categories)}
     entries = list(entries)
@@ -123,6 +125,7 @@ def index_js(
     data = {
         "categories": list(categories),
         "releases": list(releases),
+        "newest": max(releases, key=order, default=""),  # for the note on an unknown id
         "entries": rows,
         "info": [e.info for e in entries],
         "rules": rules.as_json(),
@@ -143,10 +146,15 @@ _RULES_KEY = b',"rules":'
 def parse_index_js(text: str, *, info: bool = True) -> list[SearchEntry]:
     """The entries of `assets/search-index.js`, as index_js wrote them; without `info`, their
     contributed text is left unparsed (and empty)."""
-    return _parse_index(text.encode("utf-8"), info)
+    return _parse_index(text.encode("utf-8"), info).entries
 
 
-def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
+class SearchIndex(NamedTuple):
+    entries: list[SearchEntry]
+    newest: str  # the newest release imported
+
+
+def _parse_index(raw: bytes, info: bool) -> SearchIndex:
     # Thousands of small objects, none of them in a cycle: the cyclic collector would walk
     # them over and over while they are made (three quarters of the time), so it waits.
     collecting = gc.isenabled()
@@ -160,7 +168,7 @@ def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
         categories, releases = data["categories"], data["releases"]
         masks = {row[2] for row in data["entries"]}  # a few dozen sets of categories
         by_mask = {m: tuple(c for i, c in enumerate(categories) if m & (1 << i)) for m in masks}
-        return [
+        entries = [
             SearchEntry(
                 id=row[0],
                 slug=urls.slug(row[0]),
@@ -173,6 +181,7 @@ def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
             )
             for n, row in enumerate(data["entries"])
         ]
+        return SearchIndex(entries, data.get("newest", ""))
     finally:
         if collecting:
             gc.enable()
@@ -180,7 +189,7 @@ def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
 
 def load_index(
     index: Path, sources: Iterable[Path], *, info: bool = True
-) -> list[SearchEntry] | None:
+) -> SearchIndex | None:
     """The built site's search index, or None when it is missing or older than a file or folder
     under `sources` (the registry and the docs). Older means: its status-change time (a build
     writes the file or links it anew, which sets it) is before their newest modification.

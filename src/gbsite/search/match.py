@@ -1,0 +1,242 @@
+"""Registry texts against a log's text, in time linear in the log's length.
+
+A registry text is its literal parts: the text between its {placeholders}, compared loosely
+(search.rules "loose": without white space, backticks, asterisks and underscores). The parts
+are found in order with `str.find`, each as early as it can be: for a concatenation of
+literals and "anything" gaps, the earliest place of each part is as good as any later one, so
+nothing is ever tried twice (the regexes this replaces backtracked, roughly O(n^4) on a log that
+repeats a template's parts out of order: issue 35).
+
+Modes: "suffix" (the type: at the end of the text before `Explanation:`, starting at the start,
+after white space or after one of rules.BOUNDARY), "prefix" (explanation and context: PyTorch
+appends details), "any" (hints; and quoted texts, which start at a boundary too).
+
+A log text cut short (`...`) matches a registry text it is the start of (`cut_match`).
+
+`Candidates` is the pre-filter: a few characters of each text, looked up in a set of the log
+text's own; it never leaves out a text that could match. templates/assets/search.js does the
+same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from gbsite.search.model import SearchEntry
+from gbsite.search.rules import BOUNDARY, LIMITS, pattern
+
+GRAM = 8  # characters of a text the pre-filter keys on
+
+
+class Text(NamedTuple):
+    """A registry text, ready to match."""
+
+    parts: tuple[str, ...]  # loose literal parts, in order
+    strict: tuple[str, ...]  # the same without white space only (for the exact-match check)
+    open_start: bool  # starts with a placeholder
+    open_end: bool  # ends with a placeholder
+    chars: int  # loose literal characters
+    usable: bool  # can match a log: not empty, not a bare run-time expression
+
+
+class Target(NamedTuple):
+    """A log's text, ready to be matched against."""
+
+    loose: str
+    strict: str
+    bounds: frozenset[int]  # positions in `loose` a type may start at
+    order: tuple[int, ...]  # the same, in order
+    cuts: tuple[int, ...]  # positions in `loose` where the text was cut short (`...`)
+
+
+def loose(text: str) -> str:
+    return pattern("loose").sub("", text)
+
+
+_texts: dict[str, Text] = {}
+
+
+def compile_text(value: str) -> Text:
+    found = _texts.get(value)
+    if found is None:
+        pieces = pattern("placeholder").split(value) if "{" in value else [value]
+        parts = [(loose(p), "".join(p.split())) for p in pieces]
+        kept = [p for p in parts if p[0]]
+        stripped = value.strip()
+        usable = (
+            bool(kept)
+            and not pattern("runtime_expression").match(stripped)
+            and bool(pattern("placeholder").sub("", stripped).strip())
+        )
+        found = _texts[value] = Text(
+            parts=tuple(p[0] for p in kept),
+            strict=tuple(p[1] for p in kept if p[1]),
+            open_start=not parts[0][0],
+            open_end=not parts[-1][0],
+            chars=sum(len(p[0]) for p in kept),
+            usable=usable,
+        )
+    return found
+
+
+def target(text: str, *, bounds: bool = False) -> Target:
+    """`text` as matching needs it; `bounds` only for the type and quoted texts."""
+    squeeze = pattern("loose")
+    out = squeeze.sub("", text)
+    found: set[int] = set()
+    if bounds:
+        found.add(0)
+        removed = 0
+        for m in squeeze.finditer(text):
+            found.add(m.start() - removed)
+            removed += m.end() - m.start()
+        found.update(i + 1 for i, c in enumerate(out) if c in BOUNDARY)
+    cuts = tuple(m.start() for m in pattern("cut").finditer(out))[: LIMITS["cuts"]]
+    return Target(out, "".join(text.split()), frozenset(found), tuple(sorted(found)), cuts)
+
+
+def _rest_in_order(parts: Sequence[str], target: str, pos: int) -> int:
+    """The end of `parts` found in order from `pos`, each as early as it can be, or -1."""
+    for part in parts:
+        found = target.find(part, pos)
+        if found < 0:
+            return -1
+        pos = found + len(part)
+    return pos
+
+
+def _first_at_bound(part: str, t: Target) -> int:
+    """The earliest place of `part` in the target that is a boundary, or -1."""
+    found = t.loose.find(part)
+    while found >= 0 and found not in t.bounds:
+        found = t.loose.find(part, found + 1)
+    return found
+
+
+def matches(text: Text, t: Target, mode: str) -> bool:
+    """Whether the registry text matches the target in this mode (see the module's doc)."""
+    if not text.usable or not t.loose:
+        return False
+    parts, s = text.parts, t.loose
+    if mode == "prefix":
+        if not text.open_start and not s.startswith(parts[0]):
+            return False
+        return _rest_in_order(parts, s, 0) >= 0
+    if mode == "any" and text.open_start:
+        return _rest_in_order(parts, s, 0) >= 0
+    if mode == "any":
+        start = _first_at_bound(parts[0], t)
+        return start >= 0 and _rest_in_order(parts[1:], s, start + len(parts[0])) >= 0
+    # suffix: ends at the end of the target, starts at a boundary
+    last = parts[-1]
+    if text.open_end:
+        limit = len(s)
+    elif not s.endswith(last):
+        return False
+    else:
+        limit = len(s) - len(last)
+        if len(parts) == 1:
+            return text.open_start or limit in t.bounds
+        parts = parts[:-1]
+    if text.open_start:
+        end = _rest_in_order(parts, s, 0)
+    else:
+        start = _first_at_bound(parts[0], t)
+        end = -1 if start < 0 else _rest_in_order(parts[1:], s, start + len(parts[0]))
+    return 0 <= end <= limit
+
+
+def exact(text: Text, t: Target) -> bool:
+    """Whether the text's parts occur as they are, white space apart (not only loosely)."""
+    return all(part in t.strict for part in text.strict)
+
+
+def _cut_from(text: Text, s: str, start: int) -> bool:
+    """Whether s[start:] is the start of something the registry text matches."""
+    rest = s[start:] if start else s
+    first = text.parts[0]
+    if len(rest) < LIMITS["cut_min_chars"]:
+        return False
+    if first.startswith(rest):
+        return True
+    if len(text.parts) == 1 and not text.open_end or not rest.startswith(first):
+        return False
+    # The first part whole, then a placeholder: the rest of `rest` is anything, so it matches
+    # if enough of the text is there (the first part, and any later ones found in order).
+    chars, pos = len(first), len(first)
+    for part in text.parts[1:]:
+        found = rest.find(part, pos)
+        if found < 0:
+            break
+        chars, pos = chars + len(part), found + len(part)
+    return chars >= LIMITS["cut_min_chars"]
+
+
+def cut_match(text: Text, t: Target, mode: str) -> bool:
+    """Whether the target, cut short at one of its `...`, is the start of a text the registry
+    text matches. Only for texts that start with enough fixed text to be recognised."""
+    if not text.usable or text.open_start or len(text.parts[0]) < GRAM or not t.cuts:
+        return False
+    for cut in t.cuts:
+        s = t.loose[:cut]
+        if mode == "prefix":
+            if _cut_from(text, s, 0):
+                return True
+        elif any(_cut_from(text, s, b) for b in t.order if b < cut):
+            return True
+    return False
+
+
+class Candidates:
+    """Which entries could match a target: each usable text is keyed by GRAM characters from
+    the middle of its longest part (any place of a text's parts is in a target it matches),
+    and, for cut-short targets, by the first GRAM characters of its first part. Texts too
+    short for a key are always candidates."""
+
+    def __init__(self, entries: Sequence[SearchEntry]) -> None:
+        self.entries = entries
+        self.grams: dict[str, set[int]] = {}
+        self.starts: dict[str, set[int]] = {}
+        always: set[int] = set()
+        for i, entry in enumerate(entries):
+            for t in entry.texts:
+                for value in (t.gb_type, t.explanation, t.context, *t.hints):
+                    if not value:
+                        continue
+                    text = compile_text(value)
+                    if not text.usable:
+                        continue
+                    longest = max(text.parts, key=len)
+                    if len(longest) < GRAM:
+                        always.add(i)
+                        continue
+                    middle = (len(longest) - GRAM) // 2
+                    self.grams.setdefault(longest[middle : middle + GRAM], set()).add(i)
+                    if not text.open_start and len(text.parts[0]) >= GRAM:
+                        self.starts.setdefault(text.parts[0][:GRAM], set()).add(i)
+        self.always = always
+
+    def of(self, targets: Iterable[Target], cut_starts: Iterable[str] = ()) -> list[int]:
+        """The indexes of the entries that could match one of `targets`, in entry order."""
+        found = set(self.always)
+        grams = self.grams
+        for t in targets:
+            s = t.loose
+            if len(s) < GRAM:
+                continue
+            keys = {s[i : i + GRAM] for i in range(len(s) - GRAM + 1)}
+            for key in keys & grams.keys():
+                found |= grams[key]
+        for key in cut_starts:
+            found |= self.starts.get(key, set())
+        return sorted(found)
+
+
+def cut_starts(t: Target, mode: str) -> list[str]:
+    """The keys (Candidates.starts) a cut-short target could match a text by."""
+    out = []
+    for cut in t.cuts:
+        starts = [0] if mode == "prefix" else [b for b in t.order if b < cut]
+        out += [t.loose[b : b + GRAM] for b in starts if cut - b >= LIMITS["cut_min_chars"]]
+    return out
