@@ -72,6 +72,8 @@ def find(
         if matches or budget.stopped:
             return Found(matches, notes)
     quoted = lookup_quoted(query, entries, budget)
+    if notes:  # a log that links a page the registry lacks: its words would find noise
+        return Found(quoted, notes)
     # Contributed text counts for words only: `with_info` gives it when `entries` lack it.
     words = lookup_words(query, with_info() if with_info else entries)
     ids = {m.entry.id for m in quoted}

@@ -47,6 +47,8 @@ def entries_for(
     from gbsite.registry.derive import Classifier
 
     classifier = Classifier(registry.categories)
+    from gbsite.search.match import keys_of
+
     out = []
     for view in views:
         texts = [view.current, *view.earlier]
@@ -65,18 +67,17 @@ def entries_for(
             SearchText(current.gb_type, wording, current.context, current.hints, RUNTIME_PERIOD)
             for wording in RUNTIME_TEXTS.get(view.id, ())
         ]
-        out.append(
-            SearchEntry(
-                id=view.id,
-                slug=view.slug,
-                removed=view.entry.removed,
-                categories=tuple(c.key for c in view.categories),
-                added=view.entry.added,
-                has_info=bool(info_text.get(view.id)),
-                texts=tuple(search_texts),
-                info=info_text.get(view.id, ""),
-            )
+        entry = SearchEntry(
+            id=view.id,
+            slug=view.slug,
+            removed=view.entry.removed,
+            categories=tuple(c.key for c in view.categories),
+            added=view.entry.added,
+            has_info=bool(info_text.get(view.id)),
+            texts=tuple(search_texts),
+            info=info_text.get(view.id, ""),
         )
+        out.append(entry._replace(keys=keys_of(entry)))
     return out
 
 
@@ -105,6 +106,7 @@ def index_js(
 ) -> str:
     """`assets/search-index.js`: a script, not JSON, so that it loads from file:// too."""
     from gbsite.releases import order
+    from gbsite.search.match import keys_of
 
     release_index = {label: i for i, label in enumerate(releases)}
     category_bit = {key: 1 << i for i, key in enumerate(categories)}
@@ -117,6 +119,7 @@ def index_js(
             release_index[e.added],
             1 if e.has_info else 0,
             [[t.gb_type, t.explanation, t.context, list(t.hints), t.period] for t in e.texts],
+            e.keys or keys_of(e),  # the pre-filter's keys: made once, here, not per lookup
         ]
         for e in entries
     ]
@@ -178,6 +181,7 @@ def _parse_index(raw: bytes, info: bool) -> SearchIndex:
                 has_info=bool(row[4]),
                 texts=tuple(SearchText(t[0], t[1], t[2], tuple(t[3]), t[4]) for t in row[5]),
                 info=infos[n] if infos else "",
+                keys=row[6],
             )
             for n, row in enumerate(data["entries"])
         ]

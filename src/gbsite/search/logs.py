@@ -202,12 +202,12 @@ def score_record(
             (text.explanation, t.explanation, "prefix", "explanation", "explanation"),
             (text.context, t.context, "prefix", "context", "context"),
         ):
-            penalty, how = _part(value, target, mode) if value else (0.0, "")
+            penalty, how = _part(value, target, mode) if value and target.loose else (0.0, "")
             if how:
                 score += LOG_SCORES[points] - penalty
                 reasons.append(f"start of the {name}" if how == "cut" else name)
         hits = 0
-        for h in text.hints:
+        for h in text.hints if t.hints.loose else ():
             if len(_squash(h)) >= LOG_SCORES["hint_min_chars"] and match.matches(
                 match.compile_text(h), t.hints, "any"
             ):
@@ -230,11 +230,21 @@ def _best(
     record: LogRecord, entries: Sequence[SearchEntry], candidates: Candidates
 ) -> Match | None:
     """The entry that matches the record best, if it matches well enough."""
+    # The pre-filter first, on the fields made loose (cheap): most records of a long log
+    # that is not a graph break's end here, before their targets are made.
+    fields = (record.before, record.explanation, record.context, record.hints)
+    texts = [match.loose(f) for f in fields]
+    starts: list[str] = []
+    if any(match.has_cut(s) for s in texts[:3]):
+        starts += match.cut_starts(match.target(record.before, bounds=True), "suffix")
+        starts += match.cut_starts(match.target(record.explanation), "prefix")
+        starts += match.cut_starts(match.target(record.context), "prefix")
+    found = candidates.of(texts, starts)
+    if not found:
+        return None
     t = _targets(record)
-    starts = match.cut_starts(t.before, "suffix")
-    starts += match.cut_starts(t.explanation, "prefix") + match.cut_starts(t.context, "prefix")
     best: tuple[float, str, SearchEntry] | None = None
-    for i in candidates.of(t, starts):
+    for i in found:
         score, why = score_record(record, entries[i], t)
         if score > (best[0] if best else 0.0):
             best = (score, why, entries[i])
@@ -305,7 +315,7 @@ def lookup_quoted(
         return []
     t = match.target(prepare(text[: LIMITS["quote_chars"]]), bounds=True)
     found: list[tuple[float, int, Match]] = []
-    for i in candidates_for(entries).of([t]):
+    for i in candidates_for(entries).of([t.loose]):
         entry = entries[i]
         best: tuple[float, int, str] | None = None
         for n, text_n in enumerate(entry.texts):
