@@ -6,6 +6,7 @@ mentions counted in linear time.
     python benchmarks/limits.py                   # this tree, and the commit before the fixes
     python benchmarks/limits.py --before REV      # compare with another commit
     python benchmarks/limits.py --timeout 300     # let the old code run longer (default 120 s)
+    python benchmarks/limits.py --only lookup --before d23ead9   # issue 35's lookups
 
 Each case runs `gbsite` in a fresh interpreter on a copy of this project, from this tree's src/
 and from REV's (extracted with `git archive`). A yardstick, `python3 -c pass`, is timed in the
@@ -26,7 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BEFORE = "3d71313"  # main when issue 18's fixes began
+sys.path.insert(0, str(REPO / "tests"))
+import hostile_logs  # noqa: E402  (tests/: the inputs of issue 35, made from the registry)
+
+BEFORE = "3d71313"  # main when issue 18's fixes began (issue 35's: d23ead9)
 
 Case = tuple[str, Callable[[Path], list[str]], bytes | None]
 
@@ -100,6 +104,17 @@ def binary(proj: Path) -> list[str]:
     return ["lookup", str(path)]
 
 
+def hostile(make: Callable[[], str]) -> Callable[[Path], list[str]]:
+    """A lookup of one of tests/hostile_logs.py's inputs (issue 35), from a file."""
+
+    def case(proj: Path) -> list[str]:
+        path = proj / "hostile.log"
+        path.write_text(make())
+        return ["lookup", str(path)]
+
+    return case
+
+
 CASES: list[tuple[str, Callable[[Path], list[str]]]] = [
     ("check: a registry file with 4,000 unknown keys", many_keys),
     ("import: a registry JSON with 4,000 bad ids", many_bad_ids),
@@ -108,6 +123,7 @@ CASES: list[tuple[str, Callable[[Path], list[str]]]] = [
     ("build: a 10 MB docs block of code", code_10mb),
     ("lookup: a 400 KB training log, no graph break", training_log),
     ("lookup: 400 KB of random bytes", binary),
+    *((f"lookup: {title}", hostile(make)) for title, make in hostile_logs.CASES.items()),
 ]
 
 
@@ -133,6 +149,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", default=BEFORE, help=f"commit to compare with ({BEFORE})")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run (120)")
+    parser.add_argument("--only", default="", help="only the cases whose title has this text")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         old_src = Path(tmp) / "before"
@@ -147,6 +164,8 @@ def main() -> None:
         print(f"{'case':55} {'before (' + args.before + ')':>18} {'after':>10}")
         print(f"{'yardstick: python3 -c pass':55} {timed(['python3', '-c', 'pass'], 10):>18}")
         for title, make in CASES:
+            if args.only not in title:
+                continue
             row = {}
             for which, src in trees.items():
                 work = Path(tmp) / which

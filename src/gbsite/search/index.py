@@ -42,8 +42,14 @@ RUNTIME_PERIOD = "the wording torch prints at run time"
 
 
 def entries_for(
-    registry: Registry, views: Sequence[EntryView], info_text: dict[str, str]
+    registry: Registry,
+    views: Sequence[EntryView],
+    info_text: dict[str, str],
+    aliases: dict[str, list[tuple[str, str]]] | None = None,
 ) -> list[SearchEntry]:
+    """Each entry's search texts: its wordings, current first, the run-time wordings of
+    RUNTIME_TEXTS, and `aliases` (search.aliases.read: old messages of that id's break, each
+    with its period) as wordings of the type."""
     from gbsite.registry.derive import Classifier
 
     classifier = Classifier(registry.categories)
@@ -66,6 +72,10 @@ def entries_for(
         search_texts += [
             SearchText(current.gb_type, wording, current.context, current.hints, RUNTIME_PERIOD)
             for wording in RUNTIME_TEXTS.get(view.id, ())
+        ]
+        search_texts += [
+            SearchText(template, "", "", (), note)
+            for template, note in (aliases or {}).get(view.id, ())
         ]
         entry = SearchEntry(
             id=view.id,
