@@ -67,6 +67,7 @@ CASES: list[tuple[str, str, str]] = [
 
 # ---- what users paste besides a whole log (issue 33), made from the registry's own texts ----
 
+GLOG = "V0501 12:00:00.123000 1234 torch/_dynamo/symbolic_convert.py:123] [0/0] "
 PROSE = "When I compile my model I get this:\n{}\nat the second call. Any idea what to do?"
 OLD_PREFIX = "[2024-05-01 12:00:00,123] torch._dynamo.symbolic_convert: [WARNING] "
 
@@ -164,7 +165,7 @@ def pasted_shapes(entries: Sequence[SearchEntry], count: int = 6) -> list[tuple[
             (
                 "glog prefix",
                 "".join(
-                    f"V0501 12:00:00.123000 1234 torch/_dynamo/symbolic_convert.py:123] [0/0] {line}\n"
+                    f"{GLOG}{line}\n"
                     for line in (f"Graph Break Reason: {gb_type}", f"  Explanation: {explanation}")
                 ),
                 e.id,

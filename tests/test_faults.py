@@ -588,7 +588,7 @@ def test_lookup_input_is_cut(base: Project) -> None:
     assert result.returncode == 1
 
 
-# Well past the time budget of a lookup (rules.LIMITS "seconds"), for a loaded machine. Before
+# Well past the time budget of a lookup (rules.SECONDS), for a loaded machine. Before
 # issue 35's fixes these took 8 to 26 s (the 1.9 KB log), 17 s (the 1 MB word) and minutes
 # (the other two) on the two-core machine the suite runs on.
 HOSTILE_LIMIT = 8.0

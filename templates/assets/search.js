@@ -166,7 +166,7 @@
     var rest = s.slice(start), first = text.parts[0], min = R.limits.cut_min_chars;
     if (rest.length < min) return false;
     if (first.startsWith(rest)) return true;
-    if (text.parts.length === 1 && !text.openEnd || !rest.startsWith(first)) return false;
+    if ((text.parts.length === 1 && !text.openEnd) || !rest.startsWith(first)) return false;
     var chars = first.length, pos = first.length;
     for (var i = 1; i < text.parts.length; i++) {
       var found = rest.indexOf(text.parts[i], pos);

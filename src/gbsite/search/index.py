@@ -201,9 +201,7 @@ def _parse_index(raw: bytes, info: bool) -> SearchIndex:
             gc.enable()
 
 
-def load_index(
-    index: Path, sources: Iterable[Path], *, info: bool = True
-) -> SearchIndex | None:
+def load_index(index: Path, sources: Iterable[Path], *, info: bool = True) -> SearchIndex | None:
     """The built site's search index, or None when it is missing or older than a file or folder
     under `sources` (the registry and the docs). Older means: its status-change time (a build
     writes the file or links it anew, which sets it) is before their newest modification.

@@ -14,7 +14,7 @@ and pytest removed (rules "escape", "log_prefix").
 
 The records are found in one pass; identical ones are scored once, and each against only the
 entries the pre-filter (search.match.Candidates) leaves. A lookup that runs out of its time
-(rules.LIMITS "seconds") stops and says how far it got.
+(rules.SECONDS) stops and says how far it got.
 
 templates/assets/search.js does the same step by step, with the patterns and scores of
 search.rules.
@@ -29,7 +29,8 @@ from typing import NamedTuple
 from gbsite.search import match
 from gbsite.search.match import Candidates, Target
 from gbsite.search.model import Match, SearchEntry
-from gbsite.search.rules import LIMITS, LOG_SCORES, MARKS, pattern
+from gbsite.search.rules import LIMITS, LOG_SCORES, MARKS, SECONDS, pattern
+
 
 class LogRecord(NamedTuple):
     """One graph break as printed in a log."""
@@ -42,12 +43,12 @@ class LogRecord(NamedTuple):
 
 
 class Budget:
-    """The time a lookup may take (rules.LIMITS "seconds"), and how far it got."""
+    """The time a lookup may take (rules.SECONDS), and how far it got."""
 
     def __init__(self, seconds: float | None = None) -> None:
         import time
 
-        self.seconds = LIMITS["seconds"] if seconds is None else seconds
+        self.seconds = SECONDS if seconds is None else seconds
         self._clock = time.monotonic
         self.deadline = self._clock() + self.seconds
         self.stopped: tuple[int, int] | None = None  # (records searched, records found)

@@ -193,7 +193,7 @@ def _cut_from(text: Text, s: str, start: int) -> bool:
         return False
     if first.startswith(rest):
         return True
-    if len(text.parts) == 1 and not text.open_end or not rest.startswith(first):
+    if (len(text.parts) == 1 and not text.open_end) or not rest.startswith(first):
         return False
     # The first part whole, then a placeholder: the rest of `rest` is anything, so it matches
     # if enough of the text is there (the first part, and any later ones found in order).
@@ -223,10 +223,10 @@ def cut_match(text: Text, t: Target, mode: str) -> bool:
 
 def keys_of(entry: SearchEntry) -> str:
     """What Candidates keys an entry by, as the search index keeps it (SearchEntry.keys): for
-    each text that counts (below), `g:` and GRAM characters from the middle of its longest part (every place of a
-    text's parts is in a target it matches), or `w:` and that part whole when it is shorter;
-    and `s:` with the first GRAM characters of its first part, for cut-short targets. Loose
-    text has no white space: the keys are joined with spaces."""
+    each text that counts (below), `g:` and GRAM characters from the middle of its longest
+    part (every place of a text's parts is in a target it matches), or `w:` and that part
+    whole when it is shorter; and `s:` with the first GRAM characters of its first part, for
+    cut-short targets. Loose text has no white space: the keys are joined with spaces."""
     keys: dict[str, None] = {}
     for t in entry.texts:
         # Only the texts that can lift an entry to the threshold: the type, the explanation,
@@ -234,7 +234,8 @@ def keys_of(entry: SearchEntry) -> str:
         # alone never can: an entry it alone matches need not be scored.
         hints = [h for h in t.hints if len(" ".join(h.split())) >= LOG_SCORES["hint_min_chars"]]
         most = LOG_SCORES["context"] + LOG_SCORES["current"] + LOG_SCORES["hint"] * len(hints)
-        for value in (t.gb_type, t.explanation, *(hints if most >= LOG_SCORES["threshold"] else ())):
+        counted = hints if most >= LOG_SCORES["threshold"] else []
+        for value in (t.gb_type, t.explanation, *counted):
             if not value or not compile_text(value).usable:  # a bare `msg` never matches
                 continue
             parts, open_start, _ = parts_of(value)

@@ -41,8 +41,9 @@ PATTERNS: dict[str, tuple[str, str]] = {
     # Where the parts of a graph break's message start (MARKS names those the parser keys on).
     "markers": (
         r"Graph Break Reason:|Explanation:|Hint:|Developer debug context:|For more details about "
-        r"this graph break|Graph break in user code at|Graph break \(user stack suppressed[^)\n]{0,200}\) "
-        r"in user code at|User code traceback:|from user code:|Set TORCHDYNAMO_VERBOSE",
+        r"this graph break|Graph break in user code at|Graph break \(user stack suppressed"
+        r"[^)\n]{0,200}\) in user code at|User code traceback:|from user code:|"
+        r"Set TORCHDYNAMO_VERBOSE",
         "",
     ),
     "word": (f"[{WORD_CHARS}]+", ""),
@@ -139,8 +140,8 @@ LIMITS = {
     "cuts": 4,  # places a field may be cut short at (`...`) that are tried
     "quote_chars": 20000,  # of a query searched for registry texts quoted in prose
     "quote_min_chars": 16,  # literal characters a quoted type or explanation must have
-    "seconds": 3.0,  # a lookup stops after this long, and says how far it got
 }
+SECONDS = 3.0  # a lookup stops after this long, and says how far it got (limits "seconds")
 
 _FLAGS = {"i": re.I, "m": re.M}
 _compiled: dict[str, re.Pattern[str]] = {}
@@ -168,6 +169,6 @@ def as_json() -> dict[str, Any]:
         "weights": WEIGHTS,
         "wordScores": WORD_SCORES,
         "stopWords": sorted(STOP_WORDS),
-        "limits": LIMITS,
+        "limits": {**LIMITS, "seconds": SECONDS},
         "notes": NOTES,
     }
