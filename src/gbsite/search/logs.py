@@ -51,7 +51,7 @@ class Budget:
         self.seconds = SECONDS if seconds is None else seconds
         self._clock = time.monotonic
         self.deadline = self._clock() + self.seconds
-        self.stopped: tuple[int, int] | None = None  # (records searched, records found)
+        self.stopped: tuple[int, int] | None = None  # (records searched, records in all)
 
     def over(self) -> bool:
         return self._clock() >= self.deadline
@@ -89,8 +89,8 @@ def parse_log(text: str) -> list[LogRecord]:
 
     def finish() -> None:
         if fields is not None:
-            explanation, hints, context = (_squash(" ".join(f)[:field_chars]) for f in fields)
-            records.append(LogRecord(before, explanation, hints, context, url_id))
+            said, hints, context = (_squash(" ".join(f)[:field_chars]) for f in fields)
+            records.append(LogRecord(before, said, hints, context, url_id))
 
     for i, mark in enumerate(marks):
         name = mark.group()
@@ -231,8 +231,8 @@ def _best(
     record: LogRecord, entries: Sequence[SearchEntry], candidates: Candidates
 ) -> Match | None:
     """The entry that matches the record best, if it matches well enough."""
-    # The pre-filter first, on the fields made loose (cheap): most records of a long log
-    # that is not a graph break's end here, before their targets are made.
+    # The pre-filter first, on the fields made loose (cheap): most records of a long log that
+    # names no graph break end here, before their targets are made.
     fields = (record.before, record.explanation, record.context, record.hints)
     texts = [match.loose(f) for f in fields]
     starts: list[str] = []

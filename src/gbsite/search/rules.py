@@ -138,7 +138,7 @@ LIMITS = {
     "before_chars": 500,  # of the text before `Explanation:`; the type is at its end
     "cut_min_chars": 12,  # of a registry text a cut-short log text must match (loosely)
     "cuts": 4,  # places a field may be cut short at (`...`) that are tried
-    "quote_chars": 20000,  # of a query searched for registry texts quoted in prose
+    "quote_chars": 4000,  # of a query searched for registry texts quoted in prose
     "quote_min_chars": 16,  # literal characters a quoted type or explanation must have
 }
 SECONDS = 3.0  # a lookup stops after this long, and says how far it got (limits "seconds")
