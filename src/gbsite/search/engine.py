@@ -14,7 +14,6 @@ Both are tested against the same real logs of torch 2.13.0 (tests/data/logs).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
 from gbsite.search.logs import Budget, linked_ids, lookup_log, lookup_quoted
 from gbsite.search.model import Match, SearchEntry
@@ -22,9 +21,12 @@ from gbsite.search.rules import LOG_SCORES, LOG_SIGNS, LOG_SIGNS_ANY_CASE, NOTES
 from gbsite.search.words import lookup_words
 
 
-class Found(NamedTuple):
-    matches: list[Match]
-    notes: list[str]  # what the user should know besides the matches
+class Found:
+    __slots__ = ("matches", "notes")
+
+    def __init__(self, matches: list[Match], notes: list[str]) -> None:
+        self.matches = matches
+        self.notes = notes  # what the user should know besides the matches
 
 
 def page_path(gb_id: str) -> str:

@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from gbsite import urls
 from gbsite.search import rules
@@ -162,9 +162,12 @@ def parse_index_js(text: str, *, info: bool = True) -> list[SearchEntry]:
     return _parse_index(text.encode("utf-8"), info).entries
 
 
-class SearchIndex(NamedTuple):
-    entries: list[SearchEntry]
-    newest: str  # the newest release imported
+class SearchIndex:
+    __slots__ = ("entries", "newest")
+
+    def __init__(self, entries: list[SearchEntry], newest: str) -> None:
+        self.entries = entries
+        self.newest = newest  # the newest release imported
 
 
 def _parse_index(raw: bytes, info: bool) -> SearchIndex:

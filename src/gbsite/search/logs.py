@@ -162,22 +162,16 @@ def usable(value: str) -> bool:
     return match.compile_text(value).usable
 
 
-class _Targets(NamedTuple):
+class _Targets:
     """A record's fields, ready to match."""
 
-    before: Target
-    explanation: Target
-    context: Target
-    hints: Target
+    __slots__ = ("before", "context", "explanation", "hints")
 
-
-def _targets(record: LogRecord) -> _Targets:
-    return _Targets(
-        match.target(record.before, bounds=True),
-        match.target(record.explanation),
-        match.target(record.context),
-        match.target(record.hints),
-    )
+    def __init__(self, record: LogRecord) -> None:
+        self.before = match.target(record.before, bounds=True)
+        self.explanation = match.target(record.explanation)
+        self.context = match.target(record.context)
+        self.hints = match.target(record.hints)
 
 
 def _part(text: str, t: Target, mode: str) -> tuple[float, str]:
@@ -195,7 +189,7 @@ def score_record(
     record: LogRecord, entry: SearchEntry, targets: _Targets | None = None
 ) -> tuple[float, str]:
     best, why = 0.0, ""
-    t = targets or _targets(record)
+    t = targets or _Targets(record)
     for n, text in enumerate(entry.texts):
         score, reasons = 0.0, []
         for value, target, mode, points, name in (
@@ -243,7 +237,7 @@ def _best(
     found = candidates.of(texts, starts)
     if not found:
         return None
-    t = _targets(record)
+    t = _Targets(record)
     best: tuple[float, str, SearchEntry] | None = None
     for i in found:
         score, why = score_record(record, entries[i], t)

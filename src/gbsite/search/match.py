@@ -21,7 +21,6 @@ templates/assets/search.js does the same.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
 from gbsite.search.model import SearchEntry
 from gbsite.search.rules import BOUNDARY, LIMITS, LOG_SCORES, pattern
@@ -29,25 +28,37 @@ from gbsite.search.rules import BOUNDARY, LIMITS, LOG_SCORES, pattern
 GRAM = 8  # characters of a text the pre-filter keys on
 
 
-class Text(NamedTuple):
+# Plain classes rather than named tuples: `gbsite lookup` imports this module on every run, and
+# each named tuple costs a few tenths of a millisecond to define.
+class Text:
     """A registry text, ready to match."""
 
-    parts: tuple[str, ...]  # loose literal parts, in order
-    strict: tuple[str, ...]  # the same without white space only (for the exact-match check)
-    open_start: bool  # starts with a placeholder
-    open_end: bool  # ends with a placeholder
-    chars: int  # loose literal characters
-    usable: bool  # can match a log: not empty, not a bare run-time expression
+    __slots__ = ("chars", "open_end", "open_start", "parts", "strict", "usable")
+
+    def __init__(
+        self, parts: tuple[str, ...], strict: tuple[str, ...], open_start: bool, open_end: bool
+    ) -> None:
+        self.parts = parts  # loose literal parts, in order
+        self.strict = strict  # the same without white space only (for the exact-match check)
+        self.open_start = open_start  # starts with a placeholder
+        self.open_end = open_end  # ends with a placeholder
+        self.chars = sum(len(p) for p in parts)  # loose literal characters
+        self.usable = False  # can match a log: not empty, not a bare run-time expression
 
 
-class Target(NamedTuple):
+class Target:
     """A log's text, ready to be matched against."""
 
-    loose: str
-    strict: str
-    bounds: frozenset[int]  # positions in `loose` a type may start at
-    order: tuple[int, ...]  # the same, in order
-    cuts: tuple[int, ...]  # positions in `loose` where the text was cut short (`...`)
+    __slots__ = ("bounds", "cuts", "loose", "order", "strict")
+
+    def __init__(
+        self, loose: str, strict: str, bounds: Iterable[int], cuts: tuple[int, ...]
+    ) -> None:
+        self.loose = loose
+        self.strict = strict
+        self.bounds = frozenset(bounds)  # positions in `loose` a type may start at
+        self.order = tuple(sorted(self.bounds))  # the same, in order
+        self.cuts = cuts  # positions in `loose` where the text was cut short (`...`)
 
 
 # The "loose" pattern's characters out (white space as str.split sees it, which is what the
@@ -63,24 +74,22 @@ def has_cut(loose_text: str) -> bool:
     return "..." in loose_text or "\u2026" in loose_text
 
 
-class _Parts(NamedTuple):
-    parts: tuple[str, ...]
-    open_start: bool
-    open_end: bool
-
-
+# A registry text's loose literal parts, whether it starts and whether it ends with a
+# placeholder: all the pre-filter needs, made for every text.
+_Parts = tuple[tuple[str, ...], bool, bool]
 _parts: dict[str, _Parts] = {}
 _texts: dict[str, Text] = {}
 
 
 def parts_of(value: str) -> _Parts:
-    """A registry text's loose literal parts: all the pre-filter needs, made for every text."""
     found = _parts.get(value)
     if found is None:
         pieces = pattern("placeholder").split(value) if "{" in value else [value]
         loose_pieces = [loose(p) for p in pieces]
-        found = _parts[value] = _Parts(
-            tuple(p for p in loose_pieces if p), not loose_pieces[0], not loose_pieces[-1]
+        found = _parts[value] = (
+            tuple(p for p in loose_pieces if p),
+            not loose_pieces[0],
+            not loose_pieces[-1],
         )
     return found
 
@@ -88,26 +97,20 @@ def parts_of(value: str) -> _Parts:
 def compile_text(value: str) -> Text:
     found = _texts.get(value)
     if found is None:
-        parts = parts_of(value)
+        parts, open_start, open_end = parts_of(value)
         pieces = pattern("placeholder").split(value) if "{" in value else [value]
+        strict = tuple(s for s in ("".join(p.split()) for p in pieces if loose(p)) if s)
+        found = _texts[value] = Text(parts, strict, open_start, open_end)
         stripped = value.strip()
-        usable = (
-            bool(parts.parts)
+        found.usable = (
+            bool(parts)
             and not pattern("runtime_expression").match(stripped)
             and bool(pattern("placeholder").sub("", stripped).strip())
-        )
-        found = _texts[value] = Text(
-            parts=parts.parts,
-            strict=tuple(s for s in ("".join(p.split()) for p in pieces if loose(p)) if s),
-            open_start=parts.open_start,
-            open_end=parts.open_end,
-            chars=sum(len(p) for p in parts.parts),
-            usable=usable,
         )
     return found
 
 
-EMPTY = Target("", "", frozenset(), (), ())
+EMPTY = Target("", "", (), ())
 
 
 def target(text: str, *, bounds: bool = False) -> Target:
@@ -126,7 +129,7 @@ def target(text: str, *, bounds: bool = False) -> Target:
     cuts: tuple[int, ...] = ()
     if has_cut(out):
         cuts = tuple(m.start() for m in pattern("cut").finditer(out))[: LIMITS["cuts"]]
-    return Target(out, "".join(text.split()), frozenset(found), tuple(sorted(found)), cuts)
+    return Target(out, "".join(text.split()), found, cuts)
 
 
 def _rest_in_order(parts: Sequence[str], target: str, pos: int) -> int:
