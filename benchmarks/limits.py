@@ -7,6 +7,7 @@ mentions counted in linear time.
     python benchmarks/limits.py --before REV      # compare with another commit
     python benchmarks/limits.py --timeout 300     # let the old code run longer (default 120 s)
     python benchmarks/limits.py --only nested     # the cases whose title has this text
+    python benchmarks/limits.py --only lookup --before d23ead9   # issue 35's lookups
 
 Each case runs `gbsite` in a fresh interpreter on a copy of this project, from this tree's src/
 and from REV's (extracted with `git archive`). A yardstick, `python3 -c pass`, is timed in the
@@ -27,7 +28,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BEFORE = "3d71313"  # main when issue 18's fixes began
+sys.path.insert(0, str(REPO / "tests"))
+import hostile_logs  # noqa: E402  (tests/: the inputs of issue 35, made from the registry)
+
+BEFORE = "3d71313"  # main when issue 18's fixes began (issue 35's: d23ead9)
 
 Case = tuple[str, Callable[[Path], list[str]], bytes | None]
 
@@ -117,6 +121,17 @@ def binary(proj: Path) -> list[str]:
     return ["lookup", str(path)]
 
 
+def hostile(make: Callable[[], str]) -> Callable[[Path], list[str]]:
+    """A lookup of one of tests/hostile_logs.py's inputs (issue 35), from a file."""
+
+    def case(proj: Path) -> list[str]:
+        path = proj / "hostile.log"
+        path.write_text(make())
+        return ["lookup", str(path)]
+
+    return case
+
+
 CASES: list[tuple[str, Callable[[Path], list[str]]]] = [
     ("check: a registry file with 4,000 unknown keys", many_keys),
     ("import: a registry JSON with 4,000 bad ids", many_bad_ids),
@@ -127,6 +142,7 @@ CASES: list[tuple[str, Callable[[Path], list[str]]]] = [
     ("check --record: a 38 MB record", huge_record),
     ("lookup: a 400 KB training log, no graph break", training_log),
     ("lookup: 400 KB of random bytes", binary),
+    *((f"lookup: {title}", hostile(make)) for title, make in hostile_logs.CASES.items()),
 ]
 
 
@@ -152,7 +168,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", default=BEFORE, help=f"commit to compare with ({BEFORE})")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run (120)")
-    parser.add_argument("--only", default="", help="run only the cases whose title has this")
+    parser.add_argument("--only", default="", help="only the cases whose title has this text")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         old_src = Path(tmp) / "before"

@@ -1,10 +1,15 @@
 """Parts of real torch 2.13.0 logs (tests/data/logs) that carry no `Explanation:` line, each with
-the id it must find first: `gbsite lookup` (tests/test_search.py) and the browser
-(tests/test_browser_search.py) are held to the same list."""
+the id it must find first, and the other shapes users paste (pasted_shapes: made from the
+registry's texts): `gbsite lookup` (tests/test_search.py) and the browser
+(tests/test_browser_search.py) are held to the same lists."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from conftest import DATA
+from gbsite.search.model import SearchEntry
 
 REASON = (
     "Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, "
@@ -58,3 +63,120 @@ CASES: list[tuple[str, str, str]] = [
         "GB0007",
     ),
 ]
+
+
+# ---- what users paste besides a whole log (issue 33), made from the registry's own texts ----
+
+GLOG = "V0501 12:00:00.123000 1234 torch/_dynamo/symbolic_convert.py:123] [0/0] "
+PROSE = "When I compile my model I get this:\n{}\nat the second call. Any idea what to do?"
+OLD_PREFIX = "[2024-05-01 12:00:00,123] torch._dynamo.symbolic_convert: [WARNING] "
+
+
+def _loose(text: str) -> str:
+    return re.sub(r"[\s`*_]+", "", text)
+
+
+def _filled(text: str) -> str:
+    return re.sub(r"\{[^{}]*\}", "obj", text)
+
+
+def eligible(entries: Sequence[SearchEntry]) -> list[SearchEntry]:
+    """Current entries whose type (without placeholders) and explanation no other entry has
+    in any wording, loosely compared, nor inside a longer one: a paste of either names one
+    id. Ids are picked from these by position, never by name."""
+    types: dict[str, set[str]] = {}
+    explanations: dict[str, set[str]] = {}
+    for e in entries:
+        for t in e.texts:
+            types.setdefault(_loose(t.gb_type), set()).add(e.id)
+            explanations.setdefault(_loose(_filled(t.explanation)), set()).add(e.id)
+    out = []
+    for e in entries:
+        t = e.texts[0]
+        gb_type, explanation = _loose(t.gb_type), _loose(_filled(t.explanation))
+        if (
+            e.removed
+            or "{" in t.gb_type
+            or len(gb_type) < 20
+            or len(explanation) < 40
+            or not t.explanation.strip()[:1].isalpha()
+            or types[gb_type] != {e.id}
+            or explanations[explanation] != {e.id}
+            or any(gb_type in other and e.id not in ids for other, ids in types.items())
+            or any(explanation in o and e.id not in ids for o, ids in explanations.items())
+        ):
+            continue
+        out.append(e)
+    return out
+
+
+def pasted_shapes(entries: Sequence[SearchEntry], count: int = 6) -> list[tuple[str, str, str]]:
+    """(shape, text, id) for `count` entries spread over `eligible`: the shapes of issue 33."""
+    pool = eligible(entries)
+    assert len(pool) >= count, len(pool)
+    picked = [pool[n * len(pool) // count] for n in range(count)]
+    # and one whose texts have underscores or backticks for Markdown to eat
+    marked = [e for e in pool if re.search(r"[`_]", e.texts[0].gb_type + e.texts[0].explanation)]
+    out: list[tuple[str, str, str]] = []
+    for e in [*picked, *marked[:1]]:
+        gb_type, explanation = e.texts[0].gb_type, _filled(e.texts[0].explanation)
+        message = f"{gb_type}\n  Explanation: {explanation}\n  Hint: none\n"
+        shown = f"Unsupported({message!r})"  # Python's repr: one line, `\n` escaped
+        # pytest's saferepr keeps the start and end of a long value, `...` between
+        middle = shown.index("Explanation: ") + len("Explanation: ") + 25
+        # how much of the type a cut-short summary line keeps: enough to name one type
+        keep = next(
+            n
+            for n in range(12, len(gb_type) + 1)
+            if len(_loose(gb_type[:n])) >= 12
+            and {
+                e2.id
+                for e2 in entries
+                for t in e2.texts
+                if _loose(t.gb_type).startswith(_loose(gb_type[:n]))
+            }
+            == {e.id}
+        )
+        out += [
+            ("mid-line", f"E       torch._dynamo.exc.Unsupported: {gb_type}", e.id),
+            ("repr", f"E       assert {shown} is None", e.id),
+            ("cut repr", f"E   assert {shown[:middle]}...{shown[-30:]}", e.id),
+            (
+                "cut type",
+                f"FAILED t.py::test_f - torch._dynamo.exc.Unsupported: {gb_type[:keep]}...",
+                e.id,
+            ),
+            ("type in prose", PROSE.format(gb_type), e.id),
+            ("explanation in prose", PROSE.format(explanation), e.id),
+            ("no colon", f"torch._dynamo.exc.Unsupported {gb_type}", e.id),
+            ("repr alone", f"Unsupported({gb_type!r})", e.id),
+            (
+                "old prefix",
+                "".join(
+                    f"{OLD_PREFIX}{line}\n"
+                    for line in (
+                        "Graph break in user code at /a.py:3",
+                        f"Graph Break Reason: {gb_type}",
+                        f"  Explanation: {explanation}",
+                    )
+                ),
+                e.id,
+            ),
+            (
+                "glog prefix",
+                "".join(
+                    f"{GLOG}{line}\n"
+                    for line in (f"Graph Break Reason: {gb_type}", f"  Explanation: {explanation}")
+                ),
+                e.id,
+            ),
+            (
+                "markdown",
+                "torch.dynamo.exc.Unsupported: "
+                + re.sub(r"[`_]", "", gb_type)
+                + "\nExplanation: "
+                + re.sub(r"[`_]", "", explanation),
+                e.id,
+            ),
+        ]
+    return out

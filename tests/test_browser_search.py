@@ -17,6 +17,8 @@ import lookup_shapes
 from browser_support import serve_folder
 from conftest import DATA, REPO, Project
 from gbsite.docs import files as docs
+from gbsite.search import index
+from gbsite.search.model import SearchEntry
 
 pytestmark = pytest.mark.browser
 
@@ -244,11 +246,14 @@ def test_search_works_opened_from_disk(open_page: Any, built_site: Project) -> N
     page.wait_for_selector(".search-popup [data-id=GB0025]")
 
 
+NOTHING = "no graph break matches"  # the CLI's line when nothing matches and nothing is noted
 PARITY_QUERIES = [
     "GB0025",
     "0170",
     " gb-0059 ",
     "GB9999",
+    "gb0400",  # a gap in the registry's ids (the browser and the CLI say the same of it)
+    "see https://x/gb/gb9999.html",
     "generator",
     "trace generator",
     "generator generator trace",
@@ -277,10 +282,13 @@ PARITY_QUERIES = [
 ]
 
 
-def parity_queries() -> list[str]:
-    """Ids, words, the shapes of tests/lookup_shapes.py and the real logs: whole, without their
-    links, and pasted as one line."""
+def parity_queries(entries: list[SearchEntry] | None = None) -> list[str]:
+    """Ids, words, the shapes of tests/lookup_shapes.py (those made from the registry's texts
+    too, given its `entries`) and the real logs: whole, without their links, and pasted as one
+    line."""
     queries = PARITY_QUERIES + [text for _, text, _ in lookup_shapes.CASES]
+    if entries is not None:
+        queries += [text for _, text, _ in lookup_shapes.pasted_shapes(entries)]
     for log in sorted((DATA / "logs").glob("*.log")):
         text = log.read_text()
         unlinked = re.sub(r"https?://\S+", "", text)
@@ -288,24 +296,31 @@ def parity_queries() -> list[str]:
     return queries
 
 
-def browser_lookup(page: Any, queries: list[str], raw: Any = None) -> list[list[str]]:
-    """The first ten ids search.js finds for each query, with the site's index, or with `raw`
-    (an index as index_js writes it, parsed) in its place."""
+def browser_found(page: Any, queries: list[str], raw: Any = None) -> list[dict[str, Any]]:
+    """The first ten ids search.js finds for each query, and its notes, with the site's index,
+    or with `raw` (an index as index_js writes it, parsed) in its place."""
     return list(
         page.evaluate(
             """async ([queries, raw]) => {
                 const data = raw ? window.gbsiteSearch.prepare(raw)
                                  : await window.gbsiteSearch.loadIndex();
-                return queries.map(q => window.gbsiteSearch.lookup(q, data).slice(0, 10)
-                                          .map(m => m.entry.id));
+                return queries.map(q => {
+                    const found = window.gbsiteSearch.lookup(q, data);
+                    return {ids: found.slice(0, 10).map(m => m.entry.id), notes: found.notes};
+                });
             }""",
             [queries, raw],
         )
     )
 
 
-def cli_lookup(project: Project, query: str) -> list[str]:
-    """The first ten ids `gbsite lookup` finds for `query` given on its standard input."""
+def browser_lookup(page: Any, queries: list[str], raw: Any = None) -> list[list[str]]:
+    return [found["ids"] for found in browser_found(page, queries, raw)]
+
+
+def cli_found(project: Project, query: str) -> tuple[list[str], list[str]]:
+    """The first ten ids `gbsite lookup` finds for `query` given on its standard input, and
+    its notes."""
     saved = sys.stdin
     sys.stdin = io.StringIO(query)
     try:
@@ -313,7 +328,18 @@ def cli_lookup(project: Project, query: str) -> list[str]:
     finally:
         sys.stdin = saved
     assert result.code in (0, 1), result.err
-    return [match["id"] for match in json.loads(result.out)]
+    notes = [line.removeprefix("gbsite: lookup: ") for line in result.err.splitlines()]
+    return [match["id"] for match in json.loads(result.out)], notes
+
+
+def cli_lookup(project: Project, query: str) -> list[str]:
+    return cli_found(project, query)[0]
+
+
+def same_link(note: str) -> str:
+    """A note with its page link as a path: the CLI links the published site, the browser
+    the one it shows."""
+    return re.sub(r"\S+/(gb/gb\d{4}\.html)", r"\1", note)
 
 
 def test_gbsite_lookup_and_the_browser_rank_alike(
@@ -321,18 +347,23 @@ def test_gbsite_lookup_and_the_browser_rank_alike(
 ) -> None:
     """The same queries through `gbsite lookup` (reading the built index) and the page's
     search: the same results, in the same order."""
-    queries = parity_queries()
+    script = (built_site.site / "assets" / "search-index.js").read_text()
+    queries = parity_queries(index.parse_index_js(script, info=False))
     page = open_page(base_url + "index.html")
     page.wait_for_function("!!window.gbsiteSearch")
-    in_browser = browser_lookup(page, queries)
+    found = browser_found(page, queries)
+    in_browser = [f["ids"] for f in found]
     differ = []
-    for q, got in zip(queries, in_browser, strict=True):
-        expected = cli_lookup(built_site, q)
-        if got != expected:
-            differ.append((q[:60], expected, got))
+    for q, got in zip(queries, found, strict=True):
+        expected, notes = cli_found(built_site, q)
+        if got["ids"] != expected:
+            differ.append((q[:60], expected, got["ids"]))
+        if [same_link(n) for n in got["notes"]] != [same_link(n) for n in notes if n != NOTHING]:
+            differ.append((q[:60], notes, got["notes"]))
     assert differ == []
     assert sum(1 for got in in_browser if got) > len(queries) * 0.9  # they find things
     assert in_browser[PARITY_QUERIES.index("worked example")][:1] == ["GB0025"]
+    assert "is not in the registry" in found[PARITY_QUERIES.index("GB9999")]["notes"][0]
 
 
 @pytest.mark.parametrize(
@@ -536,3 +567,44 @@ def test_log_shapes_without_an_explanation(open_page: Any, base_url: str) -> Non
         assert page.locator(".search-popup [role=option]").first.get_attribute("data-id") == (
             expected
         ), shape
+
+
+def test_an_unknown_id_is_named_with_the_newest_release(open_page: Any, base_url: str) -> None:
+    """Typing an id the registry lacks says so, and Enter stays (no page to open)."""
+    page = open_page(base_url + "index.html")
+    page.wait_for_function("!!window.gbsiteSearch")
+    newest = page.evaluate("window.gbsiteSearch.loadIndex().then(d => d.newest)")
+    assert newest
+    highest = page.evaluate(
+        "window.gbsiteSearch.loadIndex().then(d => d.entries.map(e => e.id).sort().pop())"
+    )
+    beyond = f"GB{int(highest[2:]) + 1:04d}" if highest != "GB9999" else None
+    for typed in [beyond] if beyond else []:
+        page.locator("#search-input").fill(typed)
+        page.wait_for_selector("#search-results:not([hidden]) .search-note")
+        note = page.locator("#search-results").inner_text()
+        assert f"{typed} is not in the registry" in note and newest in note
+        assert "may be newer" in note and f"gb/{typed.lower()}.html" in note
+        assert "Nothing matches" not in note
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(300)
+        assert page.url.split("?")[0].endswith("/index.html")
+    # from another page: the popup says it
+    page = open_page(base_url + "gb/gb0001.html")
+    page.locator("#search-input").fill("gb9999")
+    page.wait_for_selector(".search-popup .search-note")
+    assert "GB9999 is not in the registry" in page.locator(".search-popup").inner_text()
+
+
+def test_a_search_that_runs_out_of_time_says_so(
+    open_page: Any, base_url: str, built_site: Project
+) -> None:
+    script = (built_site.site / "assets" / "search-index.js").read_text()
+    raw = json.loads(script.removeprefix("window.GBSITE_SEARCH=").rstrip().removesuffix(";"))
+    raw["rules"]["limits"]["seconds"] = 0
+    page = open_page(base_url + "index.html")
+    page.wait_for_function("!!window.gbsiteSearch")
+    text = (DATA / "logs" / "multi.log").read_text()
+    [found] = browser_found(page, [text], raw)
+    assert found["notes"][0].startswith("stopped after 0 s; the first 0 records were searched")
+    assert found["ids"] == linked_ids(text)

@@ -18,6 +18,10 @@
     }
     return {
       logPrefix: pattern("log_prefix", "g"),
+      escape: pattern("escape", "g"),
+      loose: pattern("loose", "g"),
+      cut: pattern("cut", "g"),
+      reprEnd: pattern("repr_end"),
       urlId: pattern("url_id"),
       urlIdAll: pattern("url_id", "g"),
       idQuery: pattern("id_query"),
@@ -28,7 +32,7 @@
       userWarning: pattern("user_warning", "g"),
       runtimeExpression: pattern("runtime_expression"),
       wordChars: raw.wordChars,
-      template: raw.template,
+      boundary: raw.boundary,
       marks: raw.marks,
       logSigns: raw.logSigns,
       logSignsAnyCase: raw.logSignsAnyCase,
@@ -37,10 +41,9 @@
       wordScores: raw.wordScores,
       stopWords: setOf(raw.stopWords),
       limits: raw.limits,
-      // What is made from the rules, once per index: registry texts as patterns, their
-      // literal parts.
-      templates: Object.create(null),
-      literals: Object.create(null)
+      notes: raw.notes,
+      // What is made from the rules, once per index: registry texts ready to match.
+      texts: Object.create(null)
     };
   }
   // A map with no inherited keys: a word such as "constructor" must not find Object's.
@@ -53,24 +56,188 @@
   function squash(s) { return s.replace(/\s+/g, " ").trim(); }
   function words(s) { return s.toLowerCase().match(R.word) || []; }
   function wordsOf(s) { return words(s).join(" "); }
-
-  function usable(value) {
-    value = value.trim();
-    return !!value && !R.runtimeExpression.test(value) &&
-      !!value.split(R.placeholder).join("").trim();
+  function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
+  function format(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (all, name) { return String(values[name]); });
   }
 
-  function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
-  function template(text, mode) {
-    var key = mode + "\u0000" + text;
-    if (!R.templates[key]) {
-      var T = R.template;
-      var body = squash(text).split(R.placeholder).map(function (part) {
-        return squash(part).split(" ").map(escapeRegex).join(T.space);
-      }).join(T.gap);
-      R.templates[key] = new RegExp(T.modes[mode][0] + body + T.modes[mode][1]);
+  // ---- registry texts against a log's text (src/gbsite/search/match.py) ----
+
+  var GRAM = 8;
+  function loose(s) { return s.replace(R.loose, ""); }
+  function hasCut(s) { return s.indexOf("...") >= 0 || s.indexOf("\u2026") >= 0; }
+
+  function compileText(value) {
+    var found = R.texts[value];
+    if (!found) {
+      var pieces = value.indexOf("{") >= 0 ? value.split(R.placeholder) : [value];
+      var looses = pieces.map(loose);
+      var parts = looses.filter(Boolean);
+      var stripped = value.trim();
+      var strict = [];
+      pieces.forEach(function (p, i) {
+        var s = p.replace(/\s+/g, "");
+        if (looses[i] && s) strict.push(s);
+      });
+      found = R.texts[value] = {
+        parts: parts, strict: strict, openStart: !looses[0], openEnd: !looses[looses.length - 1],
+        chars: parts.join("").length,
+        usable: !!parts.length && !R.runtimeExpression.test(stripped) &&
+          !!stripped.split(R.placeholder).join("").trim()
+      };
     }
-    return R.templates[key];
+    return found;
+  }
+
+  var EMPTY = { loose: "", strict: "", bounds: Object.create(null), order: [], cuts: [] };
+  function target(text, withBounds) {
+    if (!text) return EMPTY;
+    var out = loose(text), bounds = Object.create(null), order = [], m;
+    if (withBounds) {
+      bounds[0] = 1;
+      var removed = 0;
+      R.loose.lastIndex = 0;
+      while ((m = R.loose.exec(text))) {
+        bounds[m.index - removed] = 1;
+        removed += m[0].length;
+      }
+      for (var i = 0; i < out.length; i++) if (R.boundary.indexOf(out[i]) >= 0) bounds[i + 1] = 1;
+      order = Object.keys(bounds).map(Number).sort(function (a, b) { return a - b; });
+    }
+    var cuts = [];
+    if (hasCut(out)) {
+      R.cut.lastIndex = 0;
+      while ((m = R.cut.exec(out)) && cuts.length < R.limits.cuts) cuts.push(m.index);
+    }
+    return { loose: out, strict: text.replace(/\s+/g, ""), bounds: bounds, order: order, cuts: cuts };
+  }
+
+  function restInOrder(parts, s, pos) {
+    for (var i = 0; i < parts.length; i++) {
+      var found = s.indexOf(parts[i], pos);
+      if (found < 0) return -1;
+      pos = found + parts[i].length;
+    }
+    return pos;
+  }
+  function firstAtBound(part, t) {
+    var found = t.loose.indexOf(part);
+    while (found >= 0 && !t.bounds[found]) found = t.loose.indexOf(part, found + 1);
+    return found;
+  }
+
+  function matches(text, t, mode) {
+    if (!text.usable || !t.loose) return false;
+    var parts = text.parts, s = t.loose, start;
+    if (mode === "prefix") {
+      if (!text.openStart && !s.startsWith(parts[0])) return false;
+      return restInOrder(parts, s, 0) >= 0;
+    }
+    if (mode === "any" && text.openStart) return restInOrder(parts, s, 0) >= 0;
+    if (mode === "any") {
+      start = firstAtBound(parts[0], t);
+      return start >= 0 && restInOrder(parts.slice(1), s, start + parts[0].length) >= 0;
+    }
+    var last = parts[parts.length - 1], limit;
+    if (text.openEnd) {
+      limit = s.length;
+    } else if (!s.endsWith(last)) {
+      return false;
+    } else {
+      limit = s.length - last.length;
+      if (parts.length === 1) return text.openStart || !!t.bounds[limit];
+      parts = parts.slice(0, -1);
+    }
+    var end;
+    if (text.openStart) {
+      end = restInOrder(parts, s, 0);
+    } else {
+      start = firstAtBound(parts[0], t);
+      end = start < 0 ? -1 : restInOrder(parts.slice(1), s, start + parts[0].length);
+    }
+    return end >= 0 && end <= limit;
+  }
+
+  function exact(text, t) {
+    return text.strict.every(function (p) { return t.strict.indexOf(p) >= 0; });
+  }
+
+  function cutFrom(text, s, start) {
+    var rest = s.slice(start), first = text.parts[0], min = R.limits.cut_min_chars;
+    if (rest.length < min) return false;
+    if (first.startsWith(rest)) return true;
+    if ((text.parts.length === 1 && !text.openEnd) || !rest.startsWith(first)) return false;
+    var chars = first.length, pos = first.length;
+    for (var i = 1; i < text.parts.length; i++) {
+      var found = rest.indexOf(text.parts[i], pos);
+      if (found < 0) break;
+      chars += text.parts[i].length;
+      pos = found + text.parts[i].length;
+    }
+    return chars >= min;
+  }
+
+  function cutMatch(text, t, mode) {
+    if (!text.usable || text.openStart || text.parts[0].length < GRAM || !t.cuts.length) return false;
+    return t.cuts.some(function (cut) {
+      var s = t.loose.slice(0, cut);
+      if (mode === "prefix") return cutFrom(text, s, 0);
+      return t.order.some(function (b) { return b < cut && cutFrom(text, s, b); });
+    });
+  }
+
+  function cutStarts(t, mode) {
+    var out = [];
+    t.cuts.forEach(function (cut) {
+      var starts = mode === "prefix" ? [0] : t.order.filter(function (b) { return b < cut; });
+      starts.forEach(function (b) {
+        if (cut - b >= R.limits.cut_min_chars) out.push(t.loose.slice(b, b + GRAM));
+      });
+    });
+    return out;
+  }
+
+  // The pre-filter: each entry's keys (match.keys_of, in the index) against the grams of
+  // a log's text; never leaves out an entry that could match.
+  function candidatesFor(data) {
+    if (!data.candidates) {
+      var c = { grams: Object.create(null), starts: Object.create(null), shorts: Object.create(null) };
+      var tables = { g: c.grams, s: c.starts, w: c.shorts };
+      data.entries.forEach(function (entry, i) {
+        entry.keys.split(" ").forEach(function (key) {
+          if (!key) return;
+          var table = tables[key[0]], k = key.slice(2);
+          (table[k] || (table[k] = [])).push(i);
+        });
+      });
+      data.candidates = c;
+    }
+    return data.candidates;
+  }
+  function candidatesOf(c, texts, starts) {
+    var found = Object.create(null);
+    function add(ids) { if (ids) ids.forEach(function (i) { found[i] = 1; }); }
+    texts = texts.filter(Boolean);
+    texts.forEach(function (s) {
+      var seen = Object.create(null);
+      for (var i = 0; i + GRAM <= s.length; i++) {
+        var key = s.slice(i, i + GRAM);
+        if (!seen[key]) { seen[key] = 1; add(c.grams[key]); }
+      }
+    });
+    var joined = texts.join("\n");
+    if (joined) Object.keys(c.shorts).forEach(function (k) { if (joined.indexOf(k) >= 0) add(c.shorts[k]); });
+    starts.forEach(function (k) { add(c.starts[k]); });
+    return Object.keys(found).map(Number).sort(function (a, b) { return a - b; });
+  }
+
+  // ---- reading a log (src/gbsite/search/logs.py) ----
+
+  var ESCAPES = { n: "\n", r: "\n", t: " ", "'": "'", "\"": "\"", "\\": "\\" };
+  function prepare(text) {
+    text = text.replace(/\r\n/g, "\n");
+    if (text.indexOf("\\") >= 0) text = text.replace(R.escape, function (m) { return ESCAPES[m[m.length - 1]]; });
+    return text.replace(R.logPrefix, "");
   }
 
   function lineEnd(text, start, next) {
@@ -82,43 +249,41 @@
   }
 
   function parseLog(text) {
-    text = text.replace(/\r\n/g, "\n").replace(R.logPrefix, "");
-    var marks = [];
-    var m;
+    text = prepare(text);
+    var marks = [], m;
     R.markers.lastIndex = 0;
     while ((m = R.markers.exec(text))) marks.push({ text: m[0], index: m.index, end: m.index + m[0].length });
-    var explanations = [];
-    marks.forEach(function (mark, i) { if (mark.text === R.marks.explanation) explanations.push(i); });
-    if (!explanations.length) return recordsWithoutExplanations(text, marks);
+    var explanation = R.marks.explanation;
+    if (!marks.some(function (mark) { return mark.text === explanation; })) {
+      return recordsWithoutExplanations(text, marks);
+    }
     var fieldChars = R.limits.field_chars;
-    var records = [];
-    explanations.forEach(function (i, n) {
-      var start = n ? marks[explanations[n - 1]].end : 0;
-      var beforeStart = start;
-      for (var k = 0; k < i; k++) if (marks[k].index >= start) beforeStart = marks[k].end;
-      var before = text.slice(beforeStart, marks[i].index);
-      var end = n + 1 < explanations.length ? marks[explanations[n + 1]].index : text.length;
-      var fields = Object.create(null);
-      fields[R.marks.explanation] = [];
-      fields[R.marks.hint] = [];
-      fields[R.marks.context] = [];
-      var urlId = null;
-      for (var j = i; j < marks.length; j++) {
-        var mark = marks[j];
-        if (mark.index >= end) break;
-        var stop = j + 1 < marks.length ? marks[j + 1].index : text.length;
-        var body = text.slice(mark.end, Math.min(stop, end));
-        if (fields[mark.text]) fields[mark.text].push(body);
-        else if (mark.text.indexOf(R.marks.link) === 0 && urlId === null) {
-          var found = R.urlId.exec(body);
-          urlId = found ? "GB" + found[1] : null;
-        }
+    var names = Object.create(null);
+    names[R.marks.explanation] = 0; names[R.marks.hint] = 1; names[R.marks.context] = 2;
+    var records = [], fields = null, before = "", urlId = null;
+    function finish() {
+      if (!fields) return;
+      var f = fields.map(function (parts) { return squash(parts.join(" ").slice(0, fieldChars)); });
+      records.push({ before: before, explanation: f[0], hints: f[1], context: f[2], urlId: urlId });
+    }
+    marks.forEach(function (mark, i) {
+      var stop = i + 1 < marks.length ? marks[i + 1].index : text.length;
+      var body = text.slice(mark.end, Math.min(stop, mark.end + fieldChars));
+      if (mark.text === explanation) {
+        finish();
+        var start = i ? marks[i - 1].end : 0;
+        before = squash(text.slice(Math.max(start, mark.index - R.limits.before_chars), mark.index));
+        fields = [[], [], []];
+        urlId = null;
       }
-      function field(name) { return squash(fields[R.marks[name]].join(" ").slice(0, fieldChars)); }
-      records.push({ before: squash(before.slice(-R.limits.before_chars)),
-                     explanation: field("explanation"), hints: field("hint"),
-                     context: field("context"), urlId: urlId });
+      if (!fields) return;
+      if (mark.text in names) fields[names[mark.text]].push(body);
+      else if (mark.text.indexOf(R.marks.link) === 0 && urlId === null) {
+        var found = R.urlId.exec(body);
+        urlId = found ? "GB" + found[1] : null;
+      }
     });
+    finish();
     return records;
   }
 
@@ -126,16 +291,21 @@
     return { before: before, explanation: explanation, hints: hints, context: "", urlId: null };
   }
   function recordsWithoutExplanations(text, marks) {
-    var found = [], m;
+    var found = [], m, fieldChars = R.limits.field_chars;
     marks.forEach(function (mark, i) {
       if (mark.text !== R.marks.reason) return;
       var end = reasonEnd(text, mark.end, marks[i + 1]);
       found.push([mark.index, record(squash(text.slice(mark.end, end)), "", "")]);
     });
     R.exceptionHeader.lastIndex = 0;
-    while ((m = R.exceptionHeader.exec(text))) found.push([m.index, record(squash(m[1]), "", "")]);
+    while ((m = R.exceptionHeader.exec(text))) {
+      var header = m[1].slice(0, R.limits.before_chars).replace(R.reprEnd, "");
+      found.push([m.index, record(squash(header), "", "")]);
+    }
     R.userWarning.lastIndex = 0;
-    while ((m = R.userWarning.exec(text))) found.push([m.index, record("", squash(m[1]), squash(m[2]))]);
+    while ((m = R.userWarning.exec(text))) {
+      found.push([m.index, record("", squash(m[1].slice(0, fieldChars)), squash(m[2].slice(0, fieldChars)))]);
+    }
     found.sort(function (a, b) { return a[0] - b[0]; });
     return found.map(function (f) { return f[1]; });
   }
@@ -152,39 +322,35 @@
     return Math.min(end, stop);
   }
 
-  function couldMatch(text, target) {
-    if (!target) return false;
-    var parts = R.literals[text];
-    if (!parts) {
-      parts = R.literals[text] = text.split(R.placeholder).map(function (p) {
-        return p.replace(/\s+/g, "");
-      }).filter(Boolean);
-    }
-    return parts.every(function (p) { return target.indexOf(p) >= 0; });
+  function targetsOf(record) {
+    return { before: target(record.before, true), explanation: target(record.explanation),
+             context: target(record.context), hints: target(record.hints) };
   }
 
-  function scoreRecord(record, entry) {
+  // [penalty, how]: how is "exact", "loose" or "cut", or "" when the text does not match.
+  function part(value, t, mode) {
+    var text = compileText(value), S = R.logScores;
+    if (matches(text, t, mode)) return exact(text, t) ? [0, "exact"] : [S.loose, "loose"];
+    if (mode !== "any" && cutMatch(text, t, mode)) return [S.cut, "cut"];
+    return [0, ""];
+  }
+
+  function scoreRecord(entry, t) {
     var best = 0, why = "", S = R.logScores;
-    var before = record.before.replace(/\s+/g, ""), explanation = record.explanation.replace(/\s+/g, "");
-    var context = record.context.replace(/\s+/g, ""), hints = record.hints.replace(/\s+/g, "");
     entry.texts.forEach(function (text, n) {
       var score = 0, reasons = [];
-      if (couldMatch(text.type, before) && usable(text.type) &&
-          template(text.type, "suffix").test(record.before)) {
-        score += S.type; reasons.push("graph-break type");
-      }
-      if (couldMatch(text.explanation, explanation) && usable(text.explanation) &&
-          template(text.explanation, "prefix").test(record.explanation)) {
-        score += S.explanation; reasons.push("explanation");
-      }
-      if (couldMatch(text.context, context) && usable(text.context) &&
-          template(text.context, "prefix").test(record.context)) {
-        score += S.context; reasons.push("context");
-      }
-      var hits = text.hints.filter(function (h) {
-        return couldMatch(h, hints) && usable(h) && squash(h).length >= S.hint_min_chars &&
-          template(h, "any").test(record.hints);
-      }).length;
+      [[text.type, t.before, "suffix", "type", "graph-break type"],
+       [text.explanation, t.explanation, "prefix", "explanation", "explanation"],
+       [text.context, t.context, "prefix", "context", "context"]].forEach(function (f) {
+        if (!f[0] || !f[1].loose) return;
+        var found = part(f[0], f[1], f[2]);
+        if (!found[1]) return;
+        score += S[f[3]] - found[0];
+        reasons.push(found[1] === "cut" ? "start of the " + f[4] : f[4]);
+      });
+      var hits = t.hints.loose ? text.hints.filter(function (h) {
+        return squash(h).length >= S.hint_min_chars && matches(compileText(h), t.hints, "any");
+      }).length : 0;
       if (hits) { score += S.hint * hits; reasons.push("hints"); }
       if (score && n === 0) score += S.current;
       if (score > best) {
@@ -196,32 +362,95 @@
     return [best, why];
   }
 
-  function lookupLog(text, entries, byId) {
-    var matches = [], seen = Object.create(null), link = R.logScores.link;
-    parseLog(text).forEach(function (record) {
-      var found = null;
-      if (record.urlId && byId[record.urlId]) {
-        found = { entry: byId[record.urlId], score: link, why: "the link in your log" };
-      } else {
-        var bestScore = 0, bestWhy = "", bestEntry = null;
-        entries.forEach(function (entry) {
-          var s = scoreRecord(record, entry);
-          if (s[0] > bestScore) { bestScore = s[0]; bestWhy = s[1]; bestEntry = entry; }
-        });
-        if (bestScore >= R.logScores.threshold) found = { entry: bestEntry, score: bestScore, why: bestWhy };
-      }
-      if (found && !seen[found.entry.id]) { seen[found.entry.id] = 1; matches.push(found); }
+  function bestMatch(record, data) {
+    var fields = [record.before, record.explanation, record.context, record.hints];
+    var texts = fields.map(loose), starts = [];
+    if (texts.slice(0, 3).some(hasCut)) {
+      starts = starts.concat(cutStarts(target(record.before, true), "suffix"),
+        cutStarts(target(record.explanation), "prefix"), cutStarts(target(record.context), "prefix"));
+    }
+    var found = candidatesOf(candidatesFor(data), texts, starts);
+    if (!found.length) return null;
+    var t = targetsOf(record), best = null;
+    found.forEach(function (i) {
+      var s = scoreRecord(data.entries[i], t);
+      if (s[0] > (best ? best.score : 0)) best = { entry: data.entries[i], score: s[0], why: s[1] };
     });
-    var m;
+    return best && best.score >= R.logScores.threshold ? best : null;
+  }
+
+  function Budget() {
+    this.seconds = R.limits.seconds;
+    this.deadline = Date.now() + this.seconds * 1000;
+    this.stopped = null;
+  }
+  Budget.prototype.over = function () { return Date.now() >= this.deadline; };
+
+  function linkedIds(text) {
+    var ids = [], seen = Object.create(null), m;
     R.urlIdAll.lastIndex = 0;
     while ((m = R.urlIdAll.exec(text))) {
       var id = "GB" + m[1];
+      if (!seen[id]) { seen[id] = 1; ids.push(id); }
+    }
+    return ids;
+  }
+
+  function lookupLog(text, data, budget) {
+    var matches = [], seen = Object.create(null), link = R.logScores.link, byId = data.byId;
+    var scored = Object.create(null);
+    var records = parseLog(text);
+    for (var n = 0; n < records.length; n++) {
+      if (budget.over()) { budget.stopped = [n, records.length]; break; }
+      var r = records[n], found = null;
+      if (r.urlId && byId[r.urlId]) {
+        found = { entry: byId[r.urlId], score: link, why: "the link in your log" };
+      } else {
+        var key = [r.before, r.explanation, r.hints, r.context].join("\u0000");
+        if (!(key in scored)) scored[key] = bestMatch(r, data);
+        found = scored[key];
+      }
+      if (found && !seen[found.entry.id]) { seen[found.entry.id] = 1; matches.push(found); }
+    }
+    linkedIds(text).forEach(function (id) {
       if (byId[id] && !seen[id]) {
         seen[id] = 1;
         matches.push({ entry: byId[id], score: link, why: "the link in your log" });
       }
-    }
+    });
     return matches;
+  }
+
+  function lookupQuoted(text, data, budget) {
+    var L = R.limits, S = R.logScores;
+    if (budget.over() || text.length < L.quote_min_chars) return [];
+    var t = target(prepare(text.slice(0, L.quote_chars)), true);
+    var found = [];
+    candidatesOf(candidatesFor(data), [t.loose], []).forEach(function (i) {
+      var entry = data.entries[i], best = null;
+      entry.texts.forEach(function (tn, n) {
+        [[tn.type, "type", "graph-break type"], [tn.explanation, "explanation", "explanation"]]
+          .forEach(function (f) {
+            var text = compileText(f[0]);
+            if (text.chars < L.quote_min_chars || !matches(text, t, "any")) return;
+            var score = S[f[1]] + (n === 0 ? S.current : 0);
+            if (!exact(text, t)) score -= S.loose;
+            if (!best || score > best.score || (score === best.score && text.chars > best.chars)) {
+              best = { score: score, chars: text.chars,
+                       why: "quotes the " + f[2] + (tn.period ? " (" + tn.period + ")" : "") };
+            }
+          });
+      });
+      if (best) {
+        var score = best.score - (entry.removed ? S.removed : 0);
+        found.push({ chars: best.chars, match: { entry: entry, score: score, why: best.why } });
+      }
+    });
+    found.sort(function (a, b) {
+      return b.match.score - a.match.score || b.chars - a.chars ||
+        (a.match.entry.id < b.match.entry.id ? -1 : 1);
+    });
+    return found.map(function (f) { return f.match; });
   }
 
   function queryWords(query) {
@@ -303,18 +532,46 @@
       R.urlId.test(query) || R.exceptionHeader.test(query);
   }
 
+  // What to say of an id the registry lacks (ids are GB and four digits: their order as
+  // strings is their order as numbers).
+  function unknownId(id, data) {
+    var highest = data.entries.reduce(function (a, e) { return e.id > a ? e.id : a; }, "");
+    return format(R.notes[highest && id > highest ? "newer" : "unknown"], {
+      id: id, newest: data.newest || "none", highest: highest,
+      link: new URL(root + "gb/" + id.toLowerCase() + ".html", location.href).href
+    });
+  }
+
+  // The matches, best first (for a log, each graph break in log order), with `notes`: what
+  // the user should know besides them (engine.find).
   function lookup(query, data) {
     R = data.rules;
+    var budget = new Budget();
+    function result(matches, notes) { matches.notes = notes; return matches; }
     var m = R.idQuery.exec(query);
     if (m) {
       var entry = data.byId["GB" + m[1]];
-      return entry ? [{ entry: entry, score: R.logScores.link, why: "its id" }] : [];
+      return entry ? result([{ entry: entry, score: R.logScores.link, why: "its id" }], [])
+                   : result([], [unknownId("GB" + m[1], data)]);
     }
+    var notes = [];
     if (looksLikeLog(query)) {
-      var found = lookupLog(query, data.entries, data.byId);
-      if (found.length) return found;
+      notes = linkedIds(query).filter(function (id) { return !data.byId[id]; })
+        .map(function (id) { return unknownId(id, data); });
+      var found = lookupLog(query, data, budget);
+      if (budget.stopped) {
+        notes.push(format(R.notes.stopped, { seconds: budget.seconds, done: budget.stopped[0],
+                                             total: budget.stopped[1] }));
+      }
+      if (found.length || budget.stopped) return result(found, notes);
     }
-    return lookupWords(query, data.entries);
+    var quoted = lookupQuoted(query, data, budget);
+    if (notes.length) return result(quoted, notes);
+    var ids = Object.create(null);
+    quoted.forEach(function (q) { ids[q.entry.id] = 1; });
+    return result(quoted.concat(lookupWords(query, data.entries).filter(function (w) {
+      return !ids[w.entry.id];
+    })), notes);
   }
 
   // ---- loading the index -------------------------------------------------------------------
@@ -322,15 +579,16 @@
   var core = window.gbsite;
   var root = core.root;
   var indexPromise = null;
+  var loaded = null; // the index, once loaded
   function loadIndex() {
     if (!indexPromise) {
       indexPromise = core.loadScript("assets/search-index.js").then(function () {
-        return prepare(window.GBSITE_SEARCH);
+        return (loaded = prepareIndex(window.GBSITE_SEARCH));
       });
     }
     return indexPromise;
   }
-  function prepare(raw) {
+  function prepareIndex(raw) {
     var byId = Object.create(null);
     var entries = raw.entries.map(function (row, n) {
       var entry = {
@@ -338,16 +596,17 @@
         added: raw.releases[row[3]], hasInfo: !!row[4], info: raw.info[n],
         texts: row[5].map(function (t) {
           return { type: t[0], explanation: t[1], context: t[2], hints: t[3], period: t[4] };
-        })
+        }),
+        keys: row[6]
       };
       byId[entry.id] = entry;
       return entry;
     });
     return { entries: entries, byId: byId, categories: raw.categories, releases: raw.releases,
-             rules: compileRules(raw.rules) };
+             newest: raw.newest, rules: compileRules(raw.rules) };
   }
   // prepare: tests hand it an index whose rules they changed, to see the ranking follow them.
-  window.gbsiteSearch = { lookup: lookup, loadIndex: loadIndex, prepare: prepare };
+  window.gbsiteSearch = { lookup: lookup, loadIndex: loadIndex, prepare: prepareIndex };
 
   // ---- rendering results --------------------------------------------------------------------
 
@@ -509,7 +768,7 @@
     return loadIndex().then(function (data) {
       var all = lookup(query, data);
       var results = all.filter(function (m) { return visible[m.entry.id]; });
-      renderPanel(results, all.length, query);
+      renderPanel(results, all.length, query, all.notes);
       table.hidden = true;
       status.textContent = matchCount(results.length, all.length);
     });
@@ -519,10 +778,14 @@
     if (shown === total) return plural(total, "match");
     return shown + " of " + plural(total, "match") + ": the filters hide " + (total - shown);
   }
-  function renderPanel(results, total, query) {
+  function noteList(notes) {
+    return notes.map(function (note) { return el("p", { "class": "search-note" }, [note]); });
+  }
+  function renderPanel(results, total, query, notes) {
     panel.textContent = "";
+    noteList(notes).forEach(function (p) { panel.appendChild(p); });
     if (!total) {
-      panel.appendChild(el("p", { "class": "search-note" }, [
+      if (!notes.length) panel.appendChild(el("p", { "class": "search-note" }, [
         "Nothing matches. Try fewer words, an id such as GB0025, or paste the whole message " +
         "PyTorch printed (from \u201cGraph break in user code\u201d to the link)."]));
     } else if (!results.length) {
@@ -572,8 +835,9 @@
     closePopup();
     if (!query.trim()) return;
     popup = el("div", { "class": "search-popup" });
+    noteList(results.notes || []).forEach(function (p) { popup.appendChild(p); });
     if (!results.length) {
-      popup.appendChild(el("p", { "class": "search-note" }, ["No graph break matches."]));
+      if (!popup.firstChild) popup.appendChild(el("p", { "class": "search-note" }, ["No graph break matches."]));
     } else {
       var ws = markWords(query, results);
       var list = el("ul", { role: "listbox", id: "search-listbox", "aria-label": "Search results" });
@@ -645,7 +909,11 @@
       else if (event.key === "ArrowUp") { event.preventDefault(); select(selected - 1); }
       else if (event.key === "Escape") { closePopup(); }
       else if (event.key === "Enter") {
-        if (core.idOf(input.value) && !(popup && selected >= 0)) {
+        var digits = core.idOf(input.value);
+        if (digits && loaded && !loaded.byId["GB" + digits]) {
+          event.preventDefault(); // no page to open: the note says so
+          run(true);
+        } else if (digits && !(popup && selected >= 0)) {
           return; // an id typed in full: the form's submit opens its page (site.js)
         } else if (popup && selected >= 0) {
           event.preventDefault();

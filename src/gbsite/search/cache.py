@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gbsite.config import Config
-    from gbsite.search.model import SearchEntry
+    from gbsite.search.index import SearchIndex
 
 FOLDER = "lookup"
 KEEP = 8  # index files kept in the cache: a few projects or branches at once
@@ -86,8 +86,8 @@ def path_for(cfg: Config) -> Path:
     return cache_dir() / FOLDER / f"search-index-{key(cfg)}.js"
 
 
-def load(cfg: Config, path: Path, *, info: bool = True) -> list[SearchEntry]:
-    """The entries of the cached index at `path` (path_for: worked out once a lookup, as a log
+def load(cfg: Config, path: Path, *, info: bool = True) -> SearchIndex:
+    """The cached index at `path` (path_for: worked out once a lookup, as a log
     that matches nothing reads the index again, with its contributed text), building and
     caching it first when there is none."""
     from gbsite.search import index
@@ -101,12 +101,12 @@ def load(cfg: Config, path: Path, *, info: bool = True) -> list[SearchEntry]:
             return index.parse_index_bytes(raw, info=info)
         except (ValueError, KeyError, IndexError, TypeError):
             pass  # a file cut short or from another version: build it again
-    text, entries = build(cfg)
+    text, built = build(cfg)
     _store(path, text.encode("utf-8"))
-    return entries
+    return built
 
 
-def build(cfg: Config) -> tuple[str, list[SearchEntry]]:
+def build(cfg: Config) -> tuple[str, SearchIndex]:
     """assets/search-index.js as `gbsite build` writes it, from registry/ and docs/gb/, and
     its entries. A docs file with a marker error adds no contributed text (`gbsite check`
     reports it)."""
@@ -114,6 +114,7 @@ def build(cfg: Config) -> tuple[str, list[SearchEntry]]:
     from gbsite.errors import GbsiteError
     from gbsite.registry import store
     from gbsite.registry.views import entry_views
+    from gbsite.releases import order
     from gbsite.search import index
 
     reg = store.load(cfg.registry_dir)
@@ -130,7 +131,7 @@ def build(cfg: Config) -> tuple[str, list[SearchEntry]]:
             info[gb_id] = index.plain_markdown(doc.block)
     entries = index.entries_for(reg, entry_views(reg), info)
     text = index.index_js(entries, [c.key for c in reg.categories], reg.labels)
-    return text, entries
+    return text, index.SearchIndex(entries, max(reg.labels, key=order, default=""))
 
 
 def _store(path: Path, data: bytes) -> None:

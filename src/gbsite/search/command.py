@@ -55,20 +55,33 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     sources = [cfg.registry_dir, cfg.docs_dir]
     # Only words need contributed text (with_info reads it if a log turns out to match nothing).
     kind = engine.kind_of(query)
-    entries = index.load_index(built, sources, info=kind == "words")
-    if entries is None:
+    loaded = index.load_index(built, sources, info=kind == "words")
+    if loaded is None:  # no site built, or an older one: the cached index (built once)
         cached = cache.path_for(cfg)
-        entries = cache.load(cfg, cached, info=kind == "words")
+        loaded = cache.load(cfg, cached, info=kind == "words")
 
         def with_info() -> list[SearchEntry]:
-            return cache.load(cfg, cached)
+            return cache.load(cfg, cached).entries
 
     else:
 
         def with_info() -> list[SearchEntry]:
-            return index.load_index(built, sources) or cache.load(cfg, cache.path_for(cfg))
+            full = index.load_index(built, sources) or cache.load(cfg, cache.path_for(cfg))
+            return full.entries
 
-    matches = engine.lookup(query, entries, with_info if kind == "log" else None)[: args.limit]
+    def link(gb_id: str) -> str:
+        return urls.absolute(cfg, urls.entry(gb_id))
+
+    found = engine.find(
+        query,
+        loaded.entries,
+        newest=loaded.newest,
+        link=link,
+        with_info=with_info if kind == "log" else None,
+    )
+    matches = found.matches[: args.limit]
+    for note in found.notes:
+        print(f"gbsite: lookup: {note}", file=sys.stderr)
     if args.show:
         from gbsite.show.command import print_page
 
@@ -99,6 +112,6 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
                 f"{m.entry.id}  {m.entry.texts[0].gb_type}{removed}\n"
                 f"        {urls.absolute(cfg, urls.entry(m.entry.id))}  [{m.why}]"
             )
-        if not matches:
+        if not matches and not found.notes:
             print("no graph break matches", file=sys.stderr)
     return 0 if matches else 1

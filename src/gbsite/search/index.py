@@ -42,11 +42,19 @@ RUNTIME_PERIOD = "the wording torch prints at run time"
 
 
 def entries_for(
-    registry: Registry, views: Sequence[EntryView], info_text: dict[str, str]
+    registry: Registry,
+    views: Sequence[EntryView],
+    info_text: dict[str, str],
+    aliases: dict[str, list[tuple[str, str]]] | None = None,
 ) -> list[SearchEntry]:
+    """Each entry's search texts: its wordings, current first, the run-time wordings of
+    RUNTIME_TEXTS, and `aliases` (search.aliases.read: old messages of that id's break, each
+    with its period) as wordings of the type."""
     from gbsite.registry.derive import Classifier
 
     classifier = Classifier(registry.categories)
+    from gbsite.search.match import keys_of
+
     out = []
     for view in views:
         texts = [view.current, *view.earlier]
@@ -76,18 +84,21 @@ def entries_for(
             )
             for t in view.resolved_wordings
         ]
-        out.append(
-            SearchEntry(
-                id=view.id,
-                slug=view.slug,
-                removed=view.entry.removed,
-                categories=tuple(c.key for c in view.categories),
-                added=view.entry.added,
-                has_info=bool(info_text.get(view.id)),
-                texts=tuple(search_texts),
-                info=info_text.get(view.id, ""),
-            )
+        search_texts += [
+            SearchText(template, "", "", (), note)
+            for template, note in (aliases or {}).get(view.id, ())
+        ]
+        entry = SearchEntry(
+            id=view.id,
+            slug=view.slug,
+            removed=view.entry.removed,
+            categories=tuple(c.key for c in view.categories),
+            added=view.entry.added,
+            has_info=bool(info_text.get(view.id)),
+            texts=tuple(search_texts),
+            info=info_text.get(view.id, ""),
         )
+        out.append(entry._replace(keys=keys_of(entry)))
     return out
 
 
@@ -115,6 +126,9 @@ def index_js(
     entries: Iterable[SearchEntry], categories: Sequence[str], releases: Sequence[str]
 ) -> str:
     """`assets/search-index.js`: a script, not JSON, so that it loads from file:// too."""
+    from gbsite.releases import order
+    from gbsite.search.match import keys_of
+
     release_index = {label: i for i, label in enumerate(releases)}
     category_bit = {key: 1 << i for i, key in enumerate(categories)}
     entries = list(entries)
@@ -126,6 +140,7 @@ def index_js(
             release_index[e.added],
             1 if e.has_info else 0,
             [[t.gb_type, t.explanation, t.context, list(t.hints), t.period] for t in e.texts],
+            e.keys or keys_of(e),  # the pre-filter's keys: made once, here, not per lookup
         ]
         for e in entries
     ]
@@ -134,6 +149,7 @@ def index_js(
     data = {
         "categories": list(categories),
         "releases": list(releases),
+        "newest": max(releases, key=order, default=""),  # for the note on an unknown id
         "entries": rows,
         "info": [e.info for e in entries],
         "rules": rules.as_json(),
@@ -154,15 +170,23 @@ _RULES_KEY = b',"rules":'
 def parse_index_js(text: str, *, info: bool = True) -> list[SearchEntry]:
     """The entries of `assets/search-index.js`, as index_js wrote them; without `info`, their
     contributed text is left unparsed (and empty)."""
-    return _parse_index(text.encode("utf-8"), info)
+    return _parse_index(text.encode("utf-8"), info).entries
 
 
-def parse_index_bytes(raw: bytes, *, info: bool = True) -> list[SearchEntry]:
-    """parse_index_js of the file's bytes, as read (the lookup cache's copy)."""
+class SearchIndex:
+    __slots__ = ("entries", "newest")
+
+    def __init__(self, entries: list[SearchEntry], newest: str) -> None:
+        self.entries = entries
+        self.newest = newest  # the newest release imported
+
+
+def parse_index_bytes(raw: bytes, *, info: bool = True) -> SearchIndex:
+    """The index of the file's bytes, as read (the lookup cache's copy)."""
     return _parse_index(raw, info)
 
 
-def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
+def _parse_index(raw: bytes, info: bool) -> SearchIndex:
     # Thousands of small objects, none of them in a cycle: the cyclic collector would walk
     # them over and over while they are made (three quarters of the time), so it waits.
     collecting = gc.isenabled()
@@ -176,7 +200,7 @@ def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
         categories, releases = data["categories"], data["releases"]
         masks = {row[2] for row in data["entries"]}  # a few dozen sets of categories
         by_mask = {m: tuple(c for i, c in enumerate(categories) if m & (1 << i)) for m in masks}
-        return [
+        entries = [
             SearchEntry(
                 id=row[0],
                 slug=urls.slug(row[0]),
@@ -186,17 +210,17 @@ def _parse_index(raw: bytes, info: bool) -> list[SearchEntry]:
                 has_info=bool(row[4]),
                 texts=tuple(SearchText(t[0], t[1], t[2], tuple(t[3]), t[4]) for t in row[5]),
                 info=infos[n] if infos else "",
+                keys=row[6],
             )
             for n, row in enumerate(data["entries"])
         ]
+        return SearchIndex(entries, data.get("newest", ""))
     finally:
         if collecting:
             gc.enable()
 
 
-def load_index(
-    index: Path, sources: Iterable[Path], *, info: bool = True
-) -> list[SearchEntry] | None:
+def load_index(index: Path, sources: Iterable[Path], *, info: bool = True) -> SearchIndex | None:
     """The built site's search index, or None when it is missing or older than a file or folder
     under `sources` (the registry and the docs). Older means: its status-change time (a build
     writes the file or links it anew, which sets it) is before their newest modification.

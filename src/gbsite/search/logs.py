@@ -3,13 +3,18 @@
 Each `Explanation:` PyTorch prints starts one graph break. The text just before it ends with the
 graph-break type ("Graph Break Reason: <type>", or "...Unsupported: <type>" for a fullgraph
 error); then come the explanation, hints, developer context and, since 2.9, the page URL, which
-settles it. Without a URL, registry texts are matched as templates whose `{placeholders}` match
-anything: the type as a suffix, explanation and context as prefixes (PyTorch appends details),
-hints anywhere. Earlier texts match too, for older releases. A log without `Explanation:` lines
-is read by its other shapes: an exception's header line (`torch._dynamo.exc.Unsupported:
-<type>`), a `Graph Break Reason:` line with the type on the lines after it (glog prefixes
-removed first), and the `UserWarning` Dynamo prints for some breaks (its explanation, then its
-hints).
+settles it. Without a URL, registry texts are matched by their literal parts (search.match): the
+type at the end, explanation and context at the start (PyTorch appends details), hints anywhere.
+Earlier texts match too, for older releases. A log without `Explanation:` lines is read by its
+other shapes: an exception's header (`torch._dynamo.exc.Unsupported: <type>`, anywhere in a
+line, or a repr `Unsupported('<type>...`), a `Graph Break Reason:` line with the type on the
+lines after it, and the `UserWarning` Dynamo prints for some breaks (its explanation, then its
+hints). Before any of that, a repr's escapes (`\\n`) are decoded and the prefixes of logging
+and pytest removed (rules "escape", "log_prefix").
+
+The records are found in one pass; identical ones are scored once, and each against only the
+entries the pre-filter (search.match.Candidates) leaves. A lookup that runs out of its time
+(rules.SECONDS) stops and says how far it got.
 
 templates/assets/search.js does the same step by step, with the patterns and scores of
 search.rules.
@@ -21,8 +26,10 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from gbsite.search import match
+from gbsite.search.match import Candidates, Target
 from gbsite.search.model import Match, SearchEntry
-from gbsite.search.rules import LIMITS, LOG_SCORES, MARKS, TEMPLATE, TEMPLATE_MODES, pattern
+from gbsite.search.rules import LIMITS, LOG_SCORES, MARKS, SECONDS, pattern
 
 
 class LogRecord(NamedTuple):
@@ -35,63 +42,94 @@ class LogRecord(NamedTuple):
     url_id: str | None
 
 
+class Budget:
+    """The time a lookup may take (rules.SECONDS), and how far it got."""
+
+    def __init__(self, seconds: float | None = None) -> None:
+        import time
+
+        self.seconds = SECONDS if seconds is None else seconds
+        self._clock = time.monotonic
+        self.deadline = self._clock() + self.seconds
+        self.stopped: tuple[int, int] | None = None  # (records searched, records in all)
+
+    def over(self) -> bool:
+        return self._clock() >= self.deadline
+
+
 def _squash(text: str) -> str:
     return " ".join(text.split())
 
 
+_ESCAPES = {"n": "\n", "r": "\n", "t": " ", "'": "'", '"': '"', "\\": "\\"}
+
+
+def prepare(text: str) -> str:
+    """The log as the parser reads it: a repr's escapes decoded (`\\n` in a one-line
+    `Unsupported('...')`), then the prefixes of logging and pytest removed."""
+    text = text.replace("\r\n", "\n")
+    if "\\" in text:
+        text = pattern("escape").sub(lambda m: _ESCAPES[m.group()[-1]], text)
+    return pattern("log_prefix").sub("", text)
+
+
 def parse_log(text: str) -> list[LogRecord]:
-    """The graph breaks in a pasted log, in order. Works with or without its line breaks."""
-    text = pattern("log_prefix").sub("", text.replace("\r\n", "\n"))
+    """The graph breaks in a pasted log, in order, in one pass over its markers. Works with or
+    without its line breaks."""
+    text = prepare(text)
     marks = list(pattern("markers").finditer(text))
-    explanations = [i for i, m in enumerate(marks) if m.group() == MARKS["explanation"]]
-    if not explanations:
+    explanation = MARKS["explanation"]
+    if not any(m.group() == explanation for m in marks):
         return _records_without_explanations(text, marks)
     field_chars = LIMITS["field_chars"]  # registry texts are far shorter: a field's start counts
+    names = {MARKS["explanation"]: 0, MARKS["hint"]: 1, MARKS["context"]: 2}
     records = []
-    for n, i in enumerate(explanations):
-        start = marks[explanations[n - 1]].end() if n else 0
-        # The type is what precedes "Explanation:", after the last marker before it.
-        previous = [m for m in marks[:i] if m.start() >= start]
-        before_start = previous[-1].end() if previous else start
-        before = text[before_start : marks[i].start()]
-        end = marks[explanations[n + 1]].start() if n + 1 < len(explanations) else len(text)
-        fields: dict[str, list[str]] = {MARKS[k]: [] for k in ("explanation", "hint", "context")}
-        url_id = None
-        for j in range(i, len(marks)):
-            mark = marks[j]
-            if mark.start() >= end:
-                break
-            stop = marks[j + 1].start() if j + 1 < len(marks) else len(text)
-            body = text[mark.end() : min(stop, end)]
-            if mark.group() in fields:
-                fields[mark.group()].append(body)
-            elif mark.group().startswith(MARKS["link"]) and url_id is None:
-                found = pattern("url_id").search(body)
-                url_id = f"GB{found.group(1)}" if found else None
-        records.append(
-            LogRecord(
-                before=_squash(before[-LIMITS["before_chars"] :]),
-                explanation=_squash(" ".join(fields[MARKS["explanation"]])[:field_chars]),
-                hints=_squash(" ".join(fields[MARKS["hint"]])[:field_chars]),
-                context=_squash(" ".join(fields[MARKS["context"]])[:field_chars]),
-                url_id=url_id,
-            )
-        )
+    fields: list[list[str]] | None = None  # of the record being read
+    before, url_id = "", None
+
+    def finish() -> None:
+        if fields is not None:
+            said, hints, context = (_squash(" ".join(f)[:field_chars]) for f in fields)
+            records.append(LogRecord(before, said, hints, context, url_id))
+
+    for i, mark in enumerate(marks):
+        name = mark.group()
+        # A mark's text runs to the next mark; only its start counts.
+        stop = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        body = text[mark.end() : min(stop, mark.end() + field_chars)]
+        if name == explanation:
+            finish()
+            # The type is what precedes "Explanation:", after the mark before it.
+            start = marks[i - 1].end() if i else 0
+            before = _squash(text[max(start, mark.start() - LIMITS["before_chars"]) : mark.start()])
+            fields, url_id = [[], [], []], None
+        if fields is None:
+            continue
+        if name in names:
+            fields[names[name]].append(body)
+        elif name.startswith(MARKS["link"]) and url_id is None:
+            found = pattern("url_id").search(body)
+            url_id = f"GB{found.group(1)}" if found else None
+    finish()
     return records
 
 
 def _records_without_explanations(text: str, marks: Sequence[re.Match[str]]) -> list[LogRecord]:
     """The shapes of a log cut short: each `Graph Break Reason:` with the lines after it (the
-    type follows a blank line), each exception header line, each Dynamo UserWarning."""
+    type follows a blank line), each exception header, each Dynamo UserWarning."""
     found: list[tuple[int, LogRecord]] = []
     for i, m in enumerate(marks):
         if m.group() == MARKS["reason"]:
             end = _reason_end(text, m.end(), marks[i + 1 : i + 2])
             found.append((m.start(), LogRecord(_squash(text[m.end() : end]), "", "", "", None)))
     for m in pattern("exception_header").finditer(text):
-        found.append((m.start(), LogRecord(_squash(m.group(1)), "", "", "", None)))
+        header = pattern("repr_end").sub("", m.group(1)[: LIMITS["before_chars"]])
+        found.append((m.start(), LogRecord(_squash(header), "", "", "", None)))
     for m in pattern("user_warning").finditer(text):
-        record = LogRecord("", _squash(m.group(1)), _squash(m.group(2)), "", None)
+        field_chars = LIMITS["field_chars"]
+        record = LogRecord(
+            "", _squash(m.group(1)[:field_chars]), _squash(m.group(2)[:field_chars]), "", None
+        )
         found.append((m.start(), record))
     return [record for _, record in sorted(found, key=lambda f: f[0])]
 
@@ -119,96 +157,56 @@ def _line_end(text: str, start: int, later: Sequence[re.Match[str]]) -> int:
     return min(stops) if stops else len(text)
 
 
-_template_cache: dict[tuple[str, str], re.Pattern[str]] = {}
-
-
-def template(text: str, mode: str) -> re.Pattern[str]:
-    """Registry text as a regex: placeholders match anything, white space is flexible."""
-    key = (text, mode)
-    if key not in _template_cache:
-        parts = pattern("placeholder").split(_squash(text))
-        body = TEMPLATE["gap"].join(
-            TEMPLATE["space"].join(re.escape(word) for word in _squash(part).split(" "))
-            for part in parts
-        )
-        start, end = TEMPLATE_MODES[mode]
-        _template_cache[key] = re.compile(start + body + end)
-    return _template_cache[key]
-
-
-_literal_cache: dict[str, tuple[str, ...]] = {}
-
-
-def could_match(text: str, target: str) -> bool:
-    """Whether every literal part of a registry text occurs in `target` (without white space):
-    true for every text whose template matches, and cheap, so that only a few texts are ever
-    compiled into regexes. An empty target matches nothing usable (see usable)."""
-    if not target:
-        return False
-    parts = _literal_cache.get(text)
-    if parts is None:
-        pieces = pattern("placeholder").split(text) if "{" in text else (text,)
-        parts = tuple(p for p in ("".join(piece.split()) for piece in pieces) if p)
-        _literal_cache[text] = parts
-    return all(part in target for part in parts)
-
-
 def usable(value: str) -> bool:
     """Texts we can match: not empty, not a bare run-time expression like `msg`."""
-    value = value.strip()
-    return (
-        bool(value)
-        and not pattern("runtime_expression").match(value)
-        and bool(pattern("placeholder").sub("", value).strip())
-    )
+    return match.compile_text(value).usable
 
 
-def _unspaced(record: LogRecord) -> tuple[str, str, str, str]:
-    """The record's fields without white space, for could_match."""
-    return (
-        "".join(record.before.split()),
-        "".join(record.explanation.split()),
-        "".join(record.context.split()),
-        "".join(record.hints.split()),
-    )
+class _Targets:
+    """A record's fields, ready to match."""
+
+    __slots__ = ("before", "context", "explanation", "hints")
+
+    def __init__(self, record: LogRecord) -> None:
+        self.before = match.target(record.before, bounds=True)
+        self.explanation = match.target(record.explanation)
+        self.context = match.target(record.context)
+        self.hints = match.target(record.hints)
+
+
+def _part(text: str, t: Target, mode: str) -> tuple[float, str]:
+    """How a registry text matches a field: (penalty, how) with how "exact", "loose" or
+    "cut", or (0, "") when it does not."""
+    compiled = match.compile_text(text)
+    if match.matches(compiled, t, mode):
+        return (0.0, "exact") if match.exact(compiled, t) else (LOG_SCORES["loose"], "loose")
+    if mode != "any" and match.cut_match(compiled, t, mode):
+        return LOG_SCORES["cut"], "cut"
+    return 0.0, ""
 
 
 def score_record(
-    record: LogRecord, entry: SearchEntry, unspaced: tuple[str, str, str, str] | None = None
+    record: LogRecord, entry: SearchEntry, targets: _Targets | None = None
 ) -> tuple[float, str]:
     best, why = 0.0, ""
-    before, explanation, context, hints = unspaced or _unspaced(record)
+    t = targets or _Targets(record)
     for n, text in enumerate(entry.texts):
         score, reasons = 0.0, []
-        if (
-            could_match(text.gb_type, before)
-            and usable(text.gb_type)
-            and template(text.gb_type, "suffix").search(record.before)
+        for value, target, mode, points, name in (
+            (text.gb_type, t.before, "suffix", "type", "graph-break type"),
+            (text.explanation, t.explanation, "prefix", "explanation", "explanation"),
+            (text.context, t.context, "prefix", "context", "context"),
         ):
-            score += LOG_SCORES["type"]
-            reasons.append("graph-break type")
-        if (
-            could_match(text.explanation, explanation)
-            and usable(text.explanation)
-            and template(text.explanation, "prefix").search(record.explanation)
-        ):
-            score += LOG_SCORES["explanation"]
-            reasons.append("explanation")
-        if (
-            could_match(text.context, context)
-            and usable(text.context)
-            and template(text.context, "prefix").search(record.context)
-        ):
-            score += LOG_SCORES["context"]
-            reasons.append("context")
-        hits = sum(
-            1
-            for h in text.hints
-            if could_match(h, hints)
-            and usable(h)
-            and len(_squash(h)) >= LOG_SCORES["hint_min_chars"]
-            and template(h, "any").search(record.hints)
-        )
+            penalty, how = _part(value, target, mode) if value and target.loose else (0.0, "")
+            if how:
+                score += LOG_SCORES[points] - penalty
+                reasons.append(f"start of the {name}" if how == "cut" else name)
+        hits = 0
+        for h in text.hints if t.hints.loose else ():
+            if len(_squash(h)) >= LOG_SCORES["hint_min_chars"] and match.matches(
+                match.compile_text(h), t.hints, "any"
+            ):
+                hits += 1
         if hits:
             score += LOG_SCORES["hint"] * hits
             reasons.append("hints")
@@ -223,28 +221,116 @@ def score_record(
     return best, why
 
 
-def lookup_log(text: str, entries: Sequence[SearchEntry]) -> list[Match]:
+def _best(
+    record: LogRecord, entries: Sequence[SearchEntry], candidates: Candidates
+) -> Match | None:
+    """The entry that matches the record best, if it matches well enough."""
+    # The pre-filter first, on the fields made loose (cheap): most records of a long log that
+    # names no graph break end here, before their targets are made.
+    fields = (record.before, record.explanation, record.context, record.hints)
+    texts = [match.loose(f) for f in fields]
+    starts: list[str] = []
+    if any(match.has_cut(s) for s in texts[:3]):
+        starts += match.cut_starts(match.target(record.before, bounds=True), "suffix")
+        starts += match.cut_starts(match.target(record.explanation), "prefix")
+        starts += match.cut_starts(match.target(record.context), "prefix")
+    found = candidates.of(texts, starts)
+    if not found:
+        return None
+    t = _Targets(record)
+    best: tuple[float, str, SearchEntry] | None = None
+    for i in found:
+        score, why = score_record(record, entries[i], t)
+        if score > (best[0] if best else 0.0):
+            best = (score, why, entries[i])
+    if best and best[0] >= LOG_SCORES["threshold"]:
+        return Match(best[2], best[0], best[1])
+    return None
+
+
+_candidates: list[tuple[Sequence[SearchEntry], Candidates]] = []
+
+
+def candidates_for(entries: Sequence[SearchEntry]) -> Candidates:
+    """The pre-filter of these entries, made once (a lookup searches one list of entries)."""
+    for seen, made in _candidates:
+        if seen is entries:
+            return made
+    made = Candidates(entries)
+    _candidates[:] = [(entries, made)]
+    return made
+
+
+def lookup_log(
+    text: str, entries: Sequence[SearchEntry], budget: Budget | None = None
+) -> list[Match]:
+    """The graph breaks of a log, each matched to its entry, in log order. Stops when the
+    budget runs out (budget.stopped says how far it got)."""
+    budget = budget or Budget()
     by_id = {e.id: e for e in entries}
     link = LOG_SCORES["link"]
     matches: list[Match] = []
     seen: set[str] = set()
-    for record in parse_log(text):
+    scored: dict[LogRecord, Match | None] = {}  # a log repeats its breaks: each scored once
+    records = parse_log(text)
+    for n, record in enumerate(records):
+        if budget.over():
+            budget.stopped = (n, len(records))
+            break
         found: Match | None = None
         if record.url_id and record.url_id in by_id:
             found = Match(by_id[record.url_id], link, "the link in your log")
         else:
-            unspaced = _unspaced(record)
-            scored = [(score_record(record, e, unspaced), e) for e in entries]
-            (score, why), entry = max(scored, key=lambda s: s[0][0])
-            if score >= LOG_SCORES["threshold"]:
-                found = Match(entry, score, why)
+            key = record._replace(url_id=None)
+            if key not in scored:
+                scored[key] = _best(record, entries, candidates_for(entries))
+            found = scored[key]
         if found and found.entry.id not in seen:
             seen.add(found.entry.id)
             matches.append(found)
     # Links without a parsed record (a log cut short) still name their entries.
-    for m in pattern("url_id").finditer(text):
-        gb_id = f"GB{m.group(1)}"
+    for gb_id in linked_ids(text):
         if gb_id in by_id and gb_id not in seen:
             seen.add(gb_id)
             matches.append(Match(by_id[gb_id], link, "the link in your log"))
     return matches
+
+
+def linked_ids(text: str) -> list[str]:
+    """The ids of the page links in a text, each once, in order."""
+    return list(dict.fromkeys(f"GB{m.group(1)}" for m in pattern("url_id").finditer(text)))
+
+
+def lookup_quoted(
+    text: str, entries: Sequence[SearchEntry], budget: Budget | None = None
+) -> list[Match]:
+    """Types and explanations quoted anywhere in a text (prose around them, no `Explanation:`
+    before them): best first, a longer quote before a shorter one it contains."""
+    if (budget and budget.over()) or len(text) < LIMITS["quote_min_chars"]:
+        return []
+    t = match.target(prepare(text[: LIMITS["quote_chars"]]), bounds=True)
+    found: list[tuple[float, int, Match]] = []
+    for i in candidates_for(entries).of([t.loose]):
+        entry = entries[i]
+        best: tuple[float, int, str] | None = None
+        for n, text_n in enumerate(entry.texts):
+            for value, points, name in (
+                (text_n.gb_type, "type", "graph-break type"),
+                (text_n.explanation, "explanation", "explanation"),
+            ):
+                compiled = match.compile_text(value)
+                if compiled.chars < LIMITS["quote_min_chars"] or not match.matches(
+                    compiled, t, "any"
+                ):
+                    continue
+                score = LOG_SCORES[points] + (LOG_SCORES["current"] if n == 0 else 0.0)
+                if not match.exact(compiled, t):
+                    score -= LOG_SCORES["loose"]
+                if best is None or (score, compiled.chars) > best[:2]:
+                    period = f" ({text_n.period})" if text_n.period else ""
+                    best = (score, compiled.chars, f"quotes the {name}{period}")
+        if best:
+            score = best[0] - (LOG_SCORES["removed"] if entry.removed else 0.0)
+            found.append((score, best[1], Match(entry, score, best[2])))
+    found.sort(key=lambda f: (-f[0], -f[1], f[2].entry.id))
+    return [m for _, _, m in found]

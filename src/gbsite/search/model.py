@@ -27,6 +27,7 @@ class SearchEntry(NamedTuple):
     has_info: bool
     texts: tuple[SearchText, ...]  # current first
     info: str  # contributor text, plain
+    keys: str = ""  # what the pre-filter keys it by (search.match.keys_of); "": worked out
 
 
 class Match(NamedTuple):

@@ -15,25 +15,49 @@ WORD_CHARS = "a-z0-9_"  # what a word is made of, in a lower-case text
 
 # name: (source, flags)
 PATTERNS: dict[str, tuple[str, str]] = {
-    # The glog-style prefix PyTorch's logging puts before every line of a log record.
-    "log_prefix": (r"[VIWEDC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] (?:\[[^\]\n]*\] ?)*", ""),
+    # What logging and test runners put before the lines of a log record: PyTorch's glog-style
+    # prefix (`V0501 12:00:00.123000 1234 torch/_dynamo/x.py:123] [0/0] `), that of releases
+    # before 2.4 (`[2024-05-01 12:00:00,123] [0/0] torch._dynamo.x: [WARNING] `), a rank
+    # (`[rank0]:`) and pytest's `E   `. Each piece is bounded by the character that ends it,
+    # so no input makes it backtrack.
+    "log_prefix": (
+        r"[VIWEDC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\s\]]*:\d+\] (?:\[[^\]\n]*\] ?)*"
+        r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] (?:\[[^\]\n]*\] )*[\w.]+: \[[A-Z]+\] ?"
+        r"(?:\[[^\]\n]*\] ?)*|\[rank\d+\]: ?|^E(?:   | *$)",
+        "m",
+    ),
+    # The escapes of a message printed as a one-line repr (`Unsupported('...\\n  Explanation:
+    # ...')`): decoded before anything else is read.
+    "escape": (r"\\(?:r\\n|[nrt'\"\\])", ""),
+    # Registry texts and logs are compared without these: white space (a log's lines wrap, a
+    # one-line box drops them), and the backticks, asterisks and underscores Markdown eats
+    # when a message is pasted into an issue or chat without a code block.
+    "loose": (r"[\s`*_]+", ""),
+    # Where a message was cut short (pytest shortens long values with `...`).
+    "cut": (r"\.\.\.|\u2026", ""),
     "url_id": (r"gb/gb(\d{4})\.html?", "i"),
     "id_query": (r"^\s*(?:gb\s*-?\s*)?(\d{4})\s*$", "i"),
     "placeholder": (r"\{[^{}]*\}", ""),
     # Where the parts of a graph break's message start (MARKS names those the parser keys on).
     "markers": (
         r"Graph Break Reason:|Explanation:|Hint:|Developer debug context:|For more details about "
-        r"this graph break|Graph break in user code at|Graph break \(user stack suppressed[^)]*\) "
-        r"in user code at|User code traceback:|from user code:|Set TORCHDYNAMO_VERBOSE",
+        r"this graph break|Graph break in user code at|Graph break \(user stack suppressed"
+        r"[^)\n]{0,200}\) in user code at|User code traceback:|from user code:|"
+        r"Set TORCHDYNAMO_VERBOSE",
         "",
     ),
     "word": (f"[{WORD_CHARS}]+", ""),
     # The first line of an uncaught Dynamo exception: its message is the graph-break type.
+    # Anywhere in a line (`E   torch._dynamo.exc.Unsupported: ...` under pytest), with a
+    # colon, as a repr (`Unsupported('...`) or with neither. No module path before the name:
+    # a pattern that starts with a word lets the search skip to it, and cannot backtrack.
     "exception_header": (
-        r"^[ \t]*(?:[\w.]+\.)?(?:Unsupported|TorchRuntimeError|UserError|InternalTorchDynamoError)"
-        r"[ \t]*:[ \t]*(\S.*)$",
-        "m",
+        r"\b(?:Unsupported|TorchRuntimeError|UserError|InternalTorchDynamoError)\b"
+        r"[ \t]*[:(]?[ \t]*['\"]?[ \t]*(\S[^\n]*)",
+        "",
     ),
+    # The end of a repr after a message: `')`, to leave the type at the end of its record.
+    "repr_end": (r"['\"]\)?[ \t]*$", ""),
     # A Python warning Dynamo prints (warn_once) with the explanation and hints of a break.
     "user_warning": (r"UserWarning: (.+)((?:\n(?![ \t]*torch\._dynamo\.utils)[^\n]*)*)", ""),
     # A registry text that is only an expression worked out at run time (`str(e)`, `msg`):
@@ -42,14 +66,13 @@ PATTERNS: dict[str, tuple[str, str]] = {
     "runtime_expression": (r"^[A-Za-z_][\w.]*(\(.*\))?$", ""),
 }
 
-# A registry text as a pattern to match a log's text with: its {placeholders} match anything
-# (gap), its white space any white space (space); each mode puts something before and after it.
-TEMPLATE = {"gap": r"[\s\S]*?", "space": r"\s*"}
-TEMPLATE_MODES = {
-    "suffix": (r"(?:^|[\s:])", "$"),  # the type: at the end of the text before Explanation:
-    "prefix": ("^", ""),  # explanation and context: PyTorch appends details
-    "any": ("", ""),  # hints: anywhere
-}
+# A registry text is matched by its literal parts (the text between its {placeholders},
+# compared loosely: see the "loose" pattern), found in order, each as early as it can be, so
+# that the work is linear in the log's length: the type at the end of the text before
+# `Explanation:` ("suffix"; it starts at the start, after white space or after one of
+# BOUNDARY), explanation and context at the start of theirs ("prefix"; PyTorch appends
+# details), hints anywhere ("any"). logs.py and search.js implement the modes.
+BOUNDARY = ":'\"("
 
 # What the log parser looks for among the markers.
 MARKS = {
@@ -72,7 +95,9 @@ LOG_SCORES = {
     "hint_min_chars": 12,  # shorter hints match too much to count
     "current": 1.0,  # the current text wins a tie with an earlier one
     "removed": 0.5,  # subtracted for a removed entry
-    "threshold": 60.0,  # at least the type, or the explanation
+    "loose": 0.25,  # subtracted per part that matches only loosely (underscores, backticks)
+    "cut": 0.5,  # subtracted per part whose log text was cut short and matches as far as it goes
+    "threshold": 59.0,  # at least the type, or the explanation (loosely or cut short)
     "link": 1000.0,  # a page URL or id names the entry outright
 }
 
@@ -99,11 +124,24 @@ STOP_WORDS = frozenset(  # one string keeps the list short
     "a an and are at be by can do does error errors fix for from get got how i in is it my of "  # noqa: SIM905
     "on or the this to with why what when".split()
 )
+# What a lookup says besides its matches (search.js words them the same from the index).
+NOTES = {
+    "unknown": "{id} is not in the registry, whose newest release imported is {newest}. If a "
+    "later release adds it, its page will be {link}",
+    "newer": "{id} is not in the registry: it is past the highest id known ({highest}), so it "
+    "may be newer than the newest release imported ({newest}). Its page will be {link}",
+    "stopped": "stopped after {seconds} s; the first {done} records were searched (of {total})",
+}
 LIMITS = {
     "max_words": 64,  # distinct words of a query that are scored; the rest are ignored
     "field_chars": 4000,  # of a log record's explanation, hints or context that are matched
     "before_chars": 500,  # of the text before `Explanation:`; the type is at its end
+    "cut_min_chars": 12,  # of a registry text a cut-short log text must match (loosely)
+    "cuts": 4,  # places a field may be cut short at (`...`) that are tried
+    "quote_chars": 4000,  # of a query searched for registry texts quoted in prose
+    "quote_min_chars": 16,  # literal characters a quoted type or explanation must have
 }
+SECONDS = 3.0  # a lookup stops after this long, and says how far it got (limits "seconds")
 
 _FLAGS = {"i": re.I, "m": re.M}
 _compiled: dict[str, re.Pattern[str]] = {}
@@ -123,7 +161,7 @@ def as_json() -> dict[str, Any]:
     return {
         "patterns": {name: list(p) for name, p in PATTERNS.items()},
         "wordChars": WORD_CHARS,
-        "template": {**TEMPLATE, "modes": TEMPLATE_MODES},
+        "boundary": BOUNDARY,
         "marks": MARKS,
         "logSigns": list(LOG_SIGNS),
         "logSignsAnyCase": list(LOG_SIGNS_ANY_CASE),
@@ -131,5 +169,6 @@ def as_json() -> dict[str, Any]:
         "weights": WEIGHTS,
         "wordScores": WORD_SCORES,
         "stopWords": sorted(STOP_WORDS),
-        "limits": LIMITS,
+        "limits": {**LIMITS, "seconds": SECONDS},
+        "notes": NOTES,
     }
