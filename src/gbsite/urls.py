@@ -24,6 +24,7 @@ RELEASES = f"{RELEASES_FOLDER}index.html"
 NOT_FOUND = "404.html"
 STYLESHEET = f"{ASSETS}/style.css"
 SEARCH_INDEX = f"{ASSETS}/search-index.js"
+LEGACY_INDEX = f"{ASSETS}/legacy-messages.js"  # older messages for the search (search/legacy.py)
 REGISTRY_JSON = "registry.json"
 SITEMAP = "sitemap.xml"
 NOJEKYLL = ".nojekyll"  # GitHub Pages: serve the files as they are

@@ -310,10 +310,16 @@
       var entry = data.byId["GB" + m[1]];
       return entry ? [{ entry: entry, score: R.logScores.link, why: "its id" }] : [];
     }
+    // Older messages (torch 2.0 to 2.7, legacy.js): after the graph breaks of the log, or alone.
+    var older = window.gbsiteLegacy ? window.gbsiteLegacy.lookup(query, data.byId) : [];
     if (looksLikeLog(query)) {
       var found = lookupLog(query, data.entries, data.byId);
+      found = found.concat(older.filter(function (o) {
+        return !found.some(function (f) { return f.entry.id === o.entry.id; });
+      }));
       if (found.length) return found;
     }
+    if (older.length) return older;
     return lookupWords(query, data.entries);
   }
 
@@ -324,9 +330,11 @@
   var indexPromise = null;
   function loadIndex() {
     if (!indexPromise) {
-      indexPromise = core.loadScript("assets/search-index.js").then(function () {
-        return prepare(window.GBSITE_SEARCH);
-      });
+      var legacy = core.loadScript("assets/legacy.js").then(function () {
+        return window.gbsiteLegacy.load(core);
+      }).catch(function () { /* search works without the older messages */ });
+      indexPromise = Promise.all([core.loadScript("assets/search-index.js"), legacy])
+        .then(function () { return prepare(window.GBSITE_SEARCH); });
     }
     return indexPromise;
   }

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import functools
 import json
 import re
 import shutil
@@ -221,6 +222,7 @@ class Structured:
     gb_type: str
     context: str
     explanation: str
+    alternatives: tuple[str, ...] = ()  # each text a name given as explanation can hold
 
     @property
     def text(self) -> str:
@@ -303,9 +305,16 @@ class Finder(ast.NodeVisitor):
         values = [_kw(node, n) or (node.args[i] if len(node.args) > i else None) for i, n in enumerate(names)]
         if values[0] is None:
             return
-        texts = [template_of(v, self.assigned[-1]).text if v is not None else "" for v in values]
+        assigned = self.assigned[-1]
+        texts = [template_of(v, assigned).text if v is not None else "" for v in values]
+        alternatives = tuple(
+            template_of(option, assigned).text
+            for v in values
+            if isinstance(v, ast.Name)
+            for option in assigned.get(v.id, [])
+        )
         self.structured.append(
-            Structured(self.release, self.file, self.function, node.lineno, *texts)
+            Structured(self.release, self.file, self.function, node.lineno, *texts, alternatives)
         )
 
     @property
@@ -334,12 +343,16 @@ def scan(release: str, root: Path) -> tuple[list[Legacy], list[Structured]]:
 # --- mapping to registry ids ----------------------------------------------------------------
 
 
+@functools.cache
 def _words(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9_]+", re.sub(r"\{[^{}]*\}", " ", text.lower())))
 
 
+@functools.cache
 def similarity(a: str, b: str) -> float:
-    return difflib.SequenceMatcher(None, _words(a), _words(b), autojunk=False).ratio()
+    """How alike the fixed words of two messages are, in order (0 to 1)."""
+    x, y = _words(a).split(), _words(b).split()
+    return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio() if x and y else 0.0
 
 
 def registry_types(registry_dir: Path) -> dict[str, list[str]]:
@@ -410,7 +423,22 @@ def index_release(label: str, legacy: Sequence[Legacy], structured: Sequence[Str
 def closeness(text: str, st: Structured) -> float:
     """How alike a free-text message and a structured call are: the old message often became
     the context or the explanation, or was shortened into the type."""
-    return max(similarity(text, t) for t in (st.text, st.context, st.explanation, st.gb_type))
+    texts = (st.text, st.context, st.explanation, st.gb_type, *st.alternatives)
+    return max(max(similarity(text, t), CONTAINED * containment(text, t)) for t in texts)
+
+
+@functools.cache
+def containment(old: str, new: str) -> float:
+    """The share of the old message's words (three or more) that the new text uses."""
+    old_words = [w for w in _words(old).split() if len(w) > 1]
+    new_words = set(_words(new).split())
+    if len(old_words) < 3:
+        return 0.0
+    return sum(w in new_words for w in old_words) / len(old_words)
+
+
+# Containment counts a little less than likeness: a long text contains many words.
+CONTAINED = 0.9
 
 
 # Reworded free text in the same place (a typo fixed, a detail added) counts as the same message.

@@ -52,15 +52,20 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     def with_info() -> list[SearchEntry]:
         return index.load_index(built, sources) or []
 
+    from gbsite.search import legacy
+
+    older = legacy.Matcher(legacy.load(cfg.registry_dir / legacy.FILE))
     if entries is None:
         from gbsite.registry import store as registry
         from gbsite.registry.views import entry_views
 
         reg = registry.load(cfg.registry_dir)
         entries = index.entries_for(reg, entry_views(reg), {})
-        matches = engine.lookup(query, entries)[: args.limit]
+        matches = engine.lookup(query, entries, legacy=older)[: args.limit]
     else:
-        matches = engine.lookup(query, entries, with_info if kind == "log" else None)[: args.limit]
+        matches = engine.lookup(
+            query, entries, with_info if kind == "log" else None, legacy=older
+        )[: args.limit]
     if args.json:
         print(
             json.dumps(

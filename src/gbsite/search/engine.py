@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from gbsite.search.legacy import Matcher, lookup_legacy
 from gbsite.search.logs import lookup_log
 from gbsite.search.model import Match, SearchEntry
 from gbsite.search.rules import LOG_SCORES, LOG_SIGNS, LOG_SIGNS_ANY_CASE, pattern
@@ -23,16 +24,22 @@ def lookup(
     query: str,
     entries: Sequence[SearchEntry],
     with_info: Callable[[], Sequence[SearchEntry]] | None = None,
+    legacy: Matcher | None = None,
 ) -> list[Match]:
-    """Best first; for a log with several graph breaks, each one in log order."""
+    """Best first; for a log with several graph breaks, each one in log order. `legacy`: the
+    messages of torch releases before the registry (search.legacy), found in logs and words."""
     if match := pattern("id_query").match(query):
         gb_id = f"GB{match.group(1)}"
         found = [e for e in entries if e.id == gb_id]
         return [Match(found[0], LOG_SCORES["link"], "its id")] if found else []
+    older = lookup_legacy(query, legacy, entries)
     if looks_like_log(query):
         matches = lookup_log(query, entries)
+        matches += [m for m in older if all(m.entry.id != x.entry.id for x in matches)]
         if matches:
             return matches
+    if older:
+        return older
     # Contributed text counts for words only: `with_info` gives it when `entries` lack it.
     return lookup_words(query, with_info() if with_info else entries)
 

@@ -59,12 +59,14 @@ class Page:
 def plan(cfg: Config, site: SiteModel) -> list[Page]:
     """Every file of the site, in the order a build renders them: the stylesheet and the 404
     page last, as they need the highlighting rules of every contributor block."""
+    from gbsite.search import legacy
     from gbsite.site import exports
 
     entries = site.entries
     has_info = tuple(sorted(gb_id for gb_id, yes in site.has_info.items() if yes))
     searched = tuple((p.view.id, p.info_block) for p in entries)
     rows: list[Page] = []
+    older = legacy.by_id(site.legacy)
     for p in entries:
         rows.append(
             Page(
@@ -72,7 +74,7 @@ def plan(cfg: Config, site: SiteModel) -> list[Page]:
                 ENTRY,
                 p,
                 "entry.html.j2",
-                {"page": p},
+                {"page": p, "older": older.get(p.view.id, [])},
                 block=p.view.id if p.info_block is not None else None,
                 markdown=p.info_block,
             )
@@ -91,6 +93,7 @@ def plan(cfg: Config, site: SiteModel) -> list[Page]:
         Page(urls.RELEASES, RELEASE, None, "releases.html.j2", {"releases": site.releases}),
         *(Page(r.path, RELEASE, None, "release.html.j2", {"release": r}) for r in site.releases),
         Page(urls.SEARCH_INDEX, DATA, searched, make=functools.partial(search_index, site)),
+        Page(urls.LEGACY_INDEX, DATA, None, make=functools.partial(legacy.index_js, site.legacy)),
         Page(
             urls.REGISTRY_JSON,
             DATA,
