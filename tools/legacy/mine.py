@@ -33,6 +33,7 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Releases whose free-text messages are mined (the newest patch of each minor before 2.8).
 LEGACY_RELEASES = ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0", "2.7.1")
@@ -155,10 +156,9 @@ def template_of(expr: ast.expr, assigned: dict[str, list[ast.expr]], depth: int 
         t.add(expr.value)
     elif isinstance(expr, ast.JoinedStr):
         for value in expr.values:
-            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                t.add(value.value)
-            elif isinstance(value, ast.FormattedValue):
-                t.add(value.value)
+            inner = value.value if isinstance(value, ast.FormattedValue | ast.Constant) else None
+            if isinstance(inner, str | ast.expr):
+                t.add(inner)
     elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
         t.extend(template_of(expr.left, assigned, depth))
         t.extend(template_of(expr.right, assigned, depth))
@@ -267,16 +267,16 @@ class Finder(ast.NodeVisitor):
         self.assigned.pop()
         self.stack.pop()
 
-    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _scope  # noqa: N815
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _scope
 
-    def visit_Raise(self, node: ast.Raise) -> None:  # noqa: N802
+    def visit_Raise(self, node: ast.Raise) -> None:
         exc = node.exc
         if isinstance(exc, ast.Call) and _call_name(exc) in RAISED_CLASSES and exc.args:
             self.raised.add(id(exc))
             self._legacy(exc.args[0], node.lineno)
         self.generic_visit(node)
 
-    def visit_Call(self, node: ast.Call) -> None:  # noqa: N802
+    def visit_Call(self, node: ast.Call) -> None:
         name = _call_name(node)
         gb_type = _kw(node, "gb_type")
         if name in STRUCTURED_CALLS and (gb_type is not None or name != "unimplemented"):
@@ -302,7 +302,10 @@ class Finder(ast.NodeVisitor):
     def _structured(self, node: ast.Call, gb_type: ast.expr | None) -> None:
         # unimplemented_v2(gb_type, context, explanation, hints) by position or by keyword.
         names = ("gb_type", "context", "explanation")
-        values = [_kw(node, n) or (node.args[i] if len(node.args) > i else None) for i, n in enumerate(names)]
+        values = [
+            _kw(node, n) or (node.args[i] if len(node.args) > i else None)
+            for i, n in enumerate(names)
+        ]
         if values[0] is None:
             return
         assigned = self.assigned[-1]
@@ -314,7 +317,16 @@ class Finder(ast.NodeVisitor):
             for option in assigned.get(v.id, [])
         )
         self.structured.append(
-            Structured(self.release, self.file, self.function, node.lineno, *texts, alternatives)
+            Structured(
+                self.release,
+                self.file,
+                self.function,
+                node.lineno,
+                texts[0],
+                texts[1],
+                texts[2],
+                alternatives,
+            )
         )
 
     @property
@@ -406,7 +418,9 @@ class Release:
     structured: list[Structured]
 
 
-def index_release(label: str, legacy: Sequence[Legacy], structured: Sequence[Structured]) -> Release:
+def index_release(
+    label: str, legacy: Sequence[Legacy], structured: Sequence[Structured]
+) -> Release:
     calls: dict[tuple[str, str], list[tuple[int, Call]]] = {}
     texts: dict[str, list[tuple[str, str]]] = {}
     for site in legacy:
@@ -415,7 +429,9 @@ def index_release(label: str, legacy: Sequence[Legacy], structured: Sequence[Str
         if where not in texts.setdefault(site.template.text, []):
             texts[site.template.text].append(where)
     for st in structured:
-        calls.setdefault((st.file, st.function), []).append((st.line, Call("S:" + st.gb_type, None, st)))
+        calls.setdefault((st.file, st.function), []).append(
+            (st.line, Call("S:" + st.gb_type, None, st))
+        )
     ordered = {k: [c for _, c in sorted(v, key=lambda x: x[0])] for k, v in calls.items()}
     return Release(label, ordered, texts, list(structured))
 
@@ -479,23 +495,32 @@ def map_message(msg: Message, releases: Sequence[Release], types: dict[str, list
         how = f"in place of it in {after.label}"
         if len(scored) > 1 and scored[0][0] - scored[1][0] < 0.05 and _ids(scored[:2], types) > 1:
             listed = ", ".join(sorted({i for _, s in scored if (i := _id_of(s.gb_type, types))}))
-            msg.how = f"ambiguous: {len(scored)} structured graph breaks took its place in {after.label} ({listed})"
+            msg.how = (
+                f"ambiguous: {len(scored)} structured graph breaks took its place in "
+                f"{after.label} ({listed})"
+            )
             return
         if not scored:
-            anywhere = sorted(((closeness(text, s), s) for s in after.structured), key=lambda x: -x[0])
+            anywhere = sorted(
+                ((closeness(text, s), s) for s in after.structured), key=lambda x: -x[0]
+            )
             if anywhere and anywhere[0][0] >= ELSEWHERE:
                 scored, how = anywhere[:1], f"the closest wording anywhere in {after.label}"
         if not scored:
             gone = new_where is None
             msg.how = (
                 f"{where[1]} is gone from torch {after.label}" if gone
-                else f"removed from {where[1]} in torch {after.label} with no structured graph break in its place"
+                else f"removed from {where[1]} in torch {after.label} with no structured "
+                "graph break in its place"
             )  # fmt: skip
             return
         best = scored[0][1]
         found = _id_of(best.gb_type, types)
         if found is None:
-            msg.how = f"torch {after.label} raises {best.gb_type!r} in its place, a type no registry lists"
+            msg.how = (
+                f"torch {after.label} raises {best.gb_type!r} in its place, a type no "
+                "registry lists"
+            )
             return
         steps.append(f"{how}: {best.file}:{best.line} ({best.function})")
         msg.id, msg.how = found, "; ".join(steps)
@@ -558,11 +583,9 @@ def _version(label: str) -> tuple[int, ...]:
 # --- output ---------------------------------------------------------------------------------
 
 
-def release_span(releases: Sequence[str]) -> str:
-    return releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
-
-
-def build(cache: Path, registry_dir: Path, releases: Sequence[str], later: Sequence[str]) -> dict:
+def build(
+    cache: Path, registry_dir: Path, releases: Sequence[str], later: Sequence[str]
+) -> dict[str, Any]:
     legacy: list[Legacy] = []
     indexed = []
     for release in [*releases, *later]:
@@ -572,7 +595,7 @@ def build(cache: Path, registry_dir: Path, releases: Sequence[str], later: Seque
         indexed.append(index_release(release, found, structured))
     types = registry_types(registry_dir)
     messages = group(legacy)
-    entries = []
+    entries: list[dict[str, Any]] = []
     for msg in messages:
         if msg.template.literal_chars < MIN_LITERAL_CHARS:
             msg.how = "the message is worked out at run time: too little fixed text to match"
@@ -605,11 +628,11 @@ def build(cache: Path, registry_dir: Path, releases: Sequence[str], later: Seque
     }
 
 
-def dump(data: dict) -> str:
+def dump(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
 
 
-def summary(data: dict) -> str:
+def summary(data: dict[str, Any]) -> str:
     lines = ["release  messages  mapped  unmapped"]
     for release in data["releases"]:
         here = [m for m in data["messages"] if release in m["releases"]]

@@ -63,9 +63,9 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
         entries = index.entries_for(reg, entry_views(reg), {})
         matches = engine.lookup(query, entries, legacy=older)[: args.limit]
     else:
-        matches = engine.lookup(
-            query, entries, with_info if kind == "log" else None, legacy=older
-        )[: args.limit]
+        matches = engine.lookup(query, entries, with_info if kind == "log" else None, legacy=older)[
+            : args.limit
+        ]
     if args.json:
         print(
             json.dumps(

@@ -122,13 +122,13 @@ class Matcher:
             positions = [offset, *(m.end() for m in self.starts.finditer(line))]
             best: LegacyMessage | None = None
             for pos in positions:
-                for rx, m in self.by_word.get(_first_word(rest[pos:pos + 200]), ()):
+                for rx, m in self.by_word.get(_first_word(rest[pos : pos + 200]), ()):
                     if rx.match(rest, pos) and (best is None or m.fixed_chars > best.fixed_chars):
                         best = m
                 for chunk, rx, m in self.floating:
-                    if chunk in line and rx.match(rest, pos):
-                        if best is None or m.fixed_chars > best.fixed_chars:
-                            best = m
+                    better = best is None or m.fixed_chars > best.fixed_chars
+                    if better and chunk in line and rx.match(rest, pos):
+                        best = m
             if best is not None and best not in found:
                 found.append(best)
         return found

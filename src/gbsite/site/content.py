@@ -20,8 +20,8 @@ from gbsite.registry.model import Category, Entry, Registry
 from gbsite.registry.views import EntryView
 
 if TYPE_CHECKING:
-    from gbsite.site.inputs import Examples, Inputs
     from gbsite.search.legacy import LegacyMessage
+    from gbsite.site.inputs import Examples, Inputs
 
 from gbsite.site.dashboard import (
     Dashboard,
