@@ -54,7 +54,7 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
 
     from gbsite.search import legacy
 
-    older = legacy.Matcher(legacy.load(cfg.registry_dir / legacy.FILE))
+    older = legacy.Matcher(legacy.load(cfg.registry_dir / legacy.FILE)) if kind != "id" else None
     if entries is None:
         from gbsite.registry import store as registry
         from gbsite.registry.views import entry_views

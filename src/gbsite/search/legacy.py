@@ -95,13 +95,14 @@ def pattern_source(template: str) -> str:
 
 class Matcher:
     """The templates by the first fixed word they start with, so that a line is tried only
-    against the few that could match there; those starting with a placeholder apart."""
+    against the few that could match there; those starting with a placeholder apart. Each
+    pattern is compiled when first tried: most lookups try a handful."""
 
     def __init__(self, messages: Iterable[LegacyMessage]) -> None:
-        self.by_word: dict[str, list[tuple[re.Pattern[str], LegacyMessage]]] = {}
-        self.floating: list[tuple[str, re.Pattern[str], LegacyMessage]] = []
+        self.by_word: dict[str, list[tuple[_Lazy, LegacyMessage]]] = {}
+        self.floating: list[tuple[str, _Lazy, LegacyMessage]] = []
         for m in messages:
-            rx = re.compile(pattern_source(m.template))
+            rx = _Lazy(m.template)
             words = m.template.split()
             if m.template.lstrip().startswith("{") or not words:
                 chunks = [" ".join(p.split()) for p in _PLACEHOLDER.split(m.template)]
@@ -132,6 +133,19 @@ class Matcher:
             if best is not None and best not in found:
                 found.append(best)
         return found
+
+
+class _Lazy:
+    """A template's pattern, compiled on first use."""
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        self.compiled: re.Pattern[str] | None = None
+
+    def match(self, text: str, pos: int) -> bool:
+        if self.compiled is None:
+            self.compiled = re.compile(pattern_source(self.template))
+        return self.compiled.match(text, pos) is not None
 
 
 def _first_word(text: str) -> str:
