@@ -216,3 +216,12 @@ def test_site_search_finds_older_messages_as_lookup_does(site: Project, open_pag
             assert ids[:1] == [expected], family
             why = page.locator("#search-results li.result .why").first.inner_text()
             assert f"today it is {expected})" in why
+
+
+def test_a_template_of_one_word_needs_its_placeholders_filled() -> None:
+    messages = legacy.load(DATA_FILE)
+    one_word = next(m for m in messages if len(re.sub(r"\{[^{}]*\}", " ", m.template).split()) == 1)
+    word = re.sub(r"\{[^{}]*\}", " ", one_word.template).split()[0]
+    matcher = legacy.Matcher(messages)
+    assert one_word not in matcher.find(word)  # typed as a search word
+    assert one_word in matcher.find(f"torch._dynamo.exc.Unsupported: {word} Foo() [Bar()] x")

@@ -10,7 +10,8 @@
     var byWord = Object.create(null), floating = [];
     raw.messages.forEach(function (row) {
       var m = { rx: new RegExp("^(?:" + row[0] + ")"), id: row[1], period: row[2], template: row[3],
-                fixed: row[3].replace(/\{[^{}]*\}/g, "").replace(/\s+/g, "").length };
+                fixed: row[3].replace(/\{[^{}]*\}/g, "").replace(/\s+/g, "").length,
+                oneWord: row[3].replace(/\{[^{}]*\}/g, " ").trim().split(/\s+/).length < 2 };
       var lead = row[3].replace(/^\s+/, "");
       if (lead.charAt(0) === "{" || !lead) {
         var chunks = row[3].split(/\{[^{}]*\}/).map(function (p) { return p.replace(/\s+/g, " ").trim(); });
@@ -44,7 +45,10 @@
         var tail = rest.slice(pos);
         var candidates = (data.byWord[firstWord(tail.slice(0, 200))] || []).concat(
           data.floating.filter(function (f) { return line.indexOf(f.chunk) >= 0; }));
+        var filled = line.slice(pos).replace(/\s+/g, "").length;
         candidates.forEach(function (c) {
+          // A template of one fixed word counts only with something in its placeholders.
+          if (c.oneWord && filled <= c.fixed) return;
           if (c.rx.test(tail) && (!best || c.fixed > best.fixed)) best = c;
         });
       });

@@ -124,15 +124,24 @@ class Matcher:
             best: LegacyMessage | None = None
             for pos in positions:
                 for rx, m in self.by_word.get(_first_word(rest[pos : pos + 200]), ()):
-                    if rx.match(rest, pos) and (best is None or m.fixed_chars > best.fixed_chars):
+                    better = best is None or m.fixed_chars > best.fixed_chars
+                    if better and _filled(m, line, pos) and rx.match(rest, pos):
                         best = m
                 for chunk, rx, m in self.floating:
                     better = best is None or m.fixed_chars > best.fixed_chars
-                    if better and chunk in line and rx.match(rest, pos):
+                    if better and chunk in line and _filled(m, line, pos) and rx.match(rest, pos):
                         best = m
             if best is not None and best not in found:
                 found.append(best)
         return found
+
+
+def _filled(m: LegacyMessage, line: str, pos: int) -> bool:
+    """A template of one fixed word (`call_function {self} {args} {kwargs}`) counts only with
+    something in its placeholders: the word alone is someone searching for it."""
+    if len(_PLACEHOLDER.sub(" ", m.template).split()) > 1:
+        return True
+    return len("".join(line[pos:].split())) > m.fixed_chars
 
 
 class _Lazy:
