@@ -632,6 +632,17 @@ def dump(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
 
 
+# How the summary groups the reasons a message stays unmapped: kind -> words of the reason.
+REASON_KINDS = {
+    "its function is gone": " is gone from torch ",
+    "removed, nothing in its place": "with no structured graph break in its place",
+    "several breaks took its place": "ambiguous: ",
+    "only run-time text": "worked out at run time",
+    "its new type is in no registry": "a type no registry lists",
+    "still free text": "still raised as free text",
+}
+
+
 def summary(data: dict[str, Any]) -> str:
     lines = ["release  messages  mapped  unmapped"]
     for release in data["releases"]:
@@ -644,7 +655,7 @@ def summary(data: dict[str, Any]) -> str:
     reasons: dict[str, int] = {}
     for m in total:
         if not m["id"]:
-            key = re.sub(r"torch [\d.]+|\(.*\)|[\w.<>]+ is gone", "_", m["reason"]).split(":")[0]
+            key = next((k for k, v in REASON_KINDS.items() if v in m["reason"]), "other")
             reasons[key] = reasons.get(key, 0) + 1
     lines += [f"  unmapped: {n:4}  {r}" for r, n in sorted(reasons.items(), key=lambda x: -x[1])]
     return "\n".join(lines)
