@@ -491,13 +491,13 @@ def test_lookup_of_an_unknown_id(history: Project) -> None:
 
 
 def test_alias_wordings_from_a_data_file(history_registry: Path, tmp_path: Path) -> None:
-    """search.aliases: an old message in a data file, with placeholders, finds its id and says
+    """search.legacy: an old message in a data file, with placeholders, finds its id and says
     which releases printed it; a message without an id is left out; a broken file is named."""
     from gbsite.errors import GbsiteError
-    from gbsite.search import aliases
+    from gbsite.search import legacy
 
     path = DATA / "aliases" / "legacy-messages.json"
-    found = aliases.read(path)
+    found = legacy.aliases(legacy.load(path))
     [gb_id] = found  # the one mapped message
     reg = registry.load(history_registry)
     entries = index.entries_for(reg, entry_views(reg), {}, found)
@@ -505,11 +505,14 @@ def test_alias_wordings_from_a_data_file(history_registry: Path, tmp_path: Path)
     text = "torch._dynamo.exc.Unsupported: " + template.replace("{value}", "x.sum() > 0")
     [match] = lookup(text, entries)[:1]
     assert match.entry.id == gb_id and note in match.why and "torch 2." in note
+    assert f"today it is {gb_id}" in match.why
     plain = index.entries_for(reg, entry_views(reg), {})
     # Without the alias, only words find anything: no registry text matches the message.
     assert all(m.score < rules.LOG_SCORES["threshold"] for m in lookup(text, plain))
-    assert aliases.read(tmp_path / "none.json") == {}
+    assert legacy.load(tmp_path / "none.json") == []
     broken = tmp_path / "broken.json"
     broken.write_text('{"messages": [\n  {"id": "GB0001",}\n]}')
-    with pytest.raises(GbsiteError, match="not valid JSON"):
-        aliases.read(broken)
+    with pytest.raises(
+        GbsiteError, match=r"broken\.json: not the JSON tools/legacy/mine\.py writes"
+    ):
+        legacy.load(broken)

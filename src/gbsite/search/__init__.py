@@ -5,7 +5,7 @@ model.py   what is searched (SearchEntry, SearchText) and found (Match)
 index.py   the search index the build writes (assets/search-index.js), and reading it back
 logs.py    parsing a pasted log and matching its graph breaks to registry texts
 match.py   registry texts against a log's text, linearly, and the pre-filter of entries
-aliases.py old messages (torch 2.0-2.7) mapped to ids, from a data file
+legacy.py  messages of torch 2.0-2.7 (before the registry), mapped to ids, from a data file
 words.py   ranking entries by the words of a query
 engine.py  `lookup`: an id, a log or words, each to its way of searching
 command.py the `gbsite lookup` command

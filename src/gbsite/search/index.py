@@ -48,7 +48,7 @@ def entries_for(
     aliases: dict[str, list[tuple[str, str]]] | None = None,
 ) -> list[SearchEntry]:
     """Each entry's search texts: its wordings, current first, the run-time wordings of
-    RUNTIME_TEXTS, and `aliases` (search.aliases.read: old messages of that id's break, each
+    RUNTIME_TEXTS, and `aliases` (search.legacy.aliases: old messages of that id's break, each
     with its period) as wordings of the type."""
     from gbsite.registry.derive import Classifier
 

@@ -20,6 +20,7 @@ from gbsite.registry.model import Category, Entry, Registry
 from gbsite.registry.views import EntryView
 
 if TYPE_CHECKING:
+    from gbsite.search.legacy import LegacyMessage
     from gbsite.site.inputs import Examples, Inputs
 
 from gbsite.site.dashboard import (
@@ -116,6 +117,7 @@ class SiteModel:
     categories: list[Category]
     not_found: NotFound
     has_info: dict[str, bool] = field(default_factory=dict)
+    legacy: tuple[LegacyMessage, ...] = ()  # messages of torch before the registry
 
 
 def built_date() -> str | None:
@@ -363,4 +365,5 @@ def model(cfg: Config, inputs: Inputs, previous: SiteModel | None = None) -> Sit
         categories=registry.categories,
         not_found=not_found(cfg, registry),
         has_info=has_info,
+        legacy=inputs.legacy,
     )

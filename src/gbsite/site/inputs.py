@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
+    from gbsite.search.legacy import LegacyMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,3 +36,4 @@ class Inputs:
     views: list[EntryView]  # what each page shows of its entry (registry/views.py)
     docs: dict[str, Doc]  # by id: the docs files of ids the registry has
     examples: Examples  # each page's examples and status block, and the record of runs
+    legacy: tuple[LegacyMessage, ...] = ()  # messages of torch before the registry (search.legacy)

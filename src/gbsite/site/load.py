@@ -43,7 +43,10 @@ def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Pr
 
     releases = tuple(registry_labels(cfg.example_releases, registry.labels))
     examples = Examples(pages, runs, releases or (registry.labels[-1],))
-    return Inputs(registry, views, docs, examples)
+    from gbsite.search import legacy
+
+    older = tuple(legacy.load(cfg.registry_dir / legacy.FILE, read=snapshot.read))
+    return Inputs(registry, views, docs, examples, older)
 
 
 def _load_docs(

@@ -59,12 +59,14 @@ class Page:
 def plan(cfg: Config, site: SiteModel) -> list[Page]:
     """Every file of the site, in the order a build renders them: the stylesheet and the 404
     page last, as they need the highlighting rules of every contributor block."""
+    from gbsite.search import legacy
     from gbsite.site import exports
 
     entries = site.entries
     has_info = tuple(sorted(gb_id for gb_id, yes in site.has_info.items() if yes))
     searched = tuple((p.view.id, p.info_block) for p in entries)
     rows: list[Page] = []
+    older = legacy.by_id(site.legacy)
     for p in entries:
         rows.append(
             Page(
@@ -72,7 +74,7 @@ def plan(cfg: Config, site: SiteModel) -> list[Page]:
                 ENTRY,
                 p,
                 "entry.html.j2",
-                {"page": p},
+                {"page": p, "older": older.get(p.view.id, [])},
                 block=p.view.id if p.info_block is not None else None,
                 markdown=p.info_block,
             )
@@ -139,10 +141,12 @@ def _reader(path: Path) -> Callable[[], bytes]:
 def search_index(site: SiteModel) -> str:
     """assets/search-index.js: every entry's texts and contributed text, for the browser."""
     from gbsite.search import index as search
+    from gbsite.search import legacy
 
     global _SEARCHED
     if _SEARCHED is None or _SEARCHED[0] is not site.registry:  # once per registry (serve)
-        _SEARCHED = (site.registry, search.entries_for(site.registry, site.views, {}))
+        older = legacy.aliases(site.legacy)
+        _SEARCHED = (site.registry, search.entries_for(site.registry, site.views, {}, older))
     info = {p.view.id: _searched_text(p.info_block) for p in site.entries if p.info_block}
     entries = [
         e._replace(has_info=bool(info.get(e.id)), info=info.get(e.id, "")) for e in _SEARCHED[1]
