@@ -1,0 +1,219 @@
+"""`python tools/probe/run.py`: run the probe corpus against torch releases and write reports.
+
+Runs under gbsite's own Python (no torch needed here); each release's programs run under that
+release's Python (examples/torchenv.py: this one when its torch is the release, else the cached
+environment), through the example driver's fork server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from gbsite.errors import GbsiteError
+from gbsite.probe import corpus as corpus_
+from gbsite.probe import report as report_
+from gbsite.probe.detect import Program, Reached, run_programs
+
+COMMAND = "python tools/probe/run.py --torch all"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python tools/probe/run.py",
+        description="Run the reachability probe: every program of tools/probe/corpus (and those "
+        "its generators write) against a torch release, and report every graph-break id "
+        "reached, the internal pages first.",
+    )
+    p.add_argument("--torch", default="all", help="a release of the examples, or all (default)")
+    p.add_argument("--ids", nargs="*", default=[], metavar="GBxxxx",
+                   help="run only the programs aimed at these ids (# aims: ...)")
+    p.add_argument("--technique", action="append", default=[],
+                   help="run only this technique's programs (a corpus folder); repeatable")
+    p.add_argument("--report", type=Path, default=None,
+                   help="where to write the JSON report (default: tools/probe/report-R.json "
+                   "for a full run; a partial run (--ids, --technique) writes only when given)")
+    p.add_argument("--jobs", type=int, default=2, help="programs at once (default 2)")
+    p.add_argument("--timeout", type=float, default=90.0, help="seconds per program")
+    p.add_argument("--root", type=Path, default=None, help="the project (default: found)")
+    return p
+
+
+def probe_release(
+    release: str,
+    root: Path,
+    ids: Sequence[str],
+    techniques: Sequence[str],
+    jobs: int,
+    timeout: float,
+) -> dict[str, object]:
+    """Run the corpus against one release: its report. The generated programs the report
+    names are saved under tools/probe/reached/."""
+    from gbsite import config
+    from gbsite.registry import store as registry
+    from gbsite.examples import checking, torchenv, torchsource
+    from gbsite.probe.sites import raise_sites, sites_of
+
+    cfg = config.load(root)
+    reg = registry.load(cfg.registry_dir)
+    found = checking.coverage_of(cfg, reg, release)
+    states = {s.id: s.status for s in found.states}
+    python = torchenv.python_for(release, cfg.example_releases)
+    version, package = torchenv.torch_info(python)
+    labels = list(reg.labels)
+    by_type: dict[str, str] = {}
+    current: dict[str, str] = {}
+    for entry in reg.entries.values():
+        for revision in (*entry.replaced, *entry.history):
+            by_type.setdefault(revision.text.gb_type, entry.id)
+    for i in states:  # the type each id reported with this release wins a shared wording
+        types = torchsource.reported_types(reg.entries[i], labels, version)
+        for t in types:
+            by_type[t] = i
+        current[i] = sorted(types)[0] if types else reg.entries[i].current.gb_type
+    where = raise_sites(package)
+    sites = {
+        i: [str(s) for s in sites_of({r.text.gb_type for r in (*e.history, *e.replaced)}, where)]
+        for i, e in reg.entries.items()
+        if i in states
+    }
+    corpus = root / "tools" / "probe" / "corpus"
+    with tempfile.TemporaryDirectory(prefix="gbsite-probe-") as tmp:
+        programs: list[Program] = corpus_.written(corpus)
+        for technique, generator in corpus_.generators(corpus):
+            if techniques and technique not in techniques:
+                continue
+            out = Path(tmp) / "generated" / technique / generator.stem
+            programs += corpus_.generate(python, technique, generator, out)
+        if techniques:
+            programs = [p for p in programs if p.technique in techniques]
+        if ids:
+            programs = [p for p in programs if set(p.aims) & set(ids)]
+        if not programs:
+            raise GbsiteError("no program of the corpus matches --ids and --technique")
+        say(f"torch {version}: {len(programs)} programs, {jobs} at a time")
+        started = time.monotonic()
+        done: list[Reached] = []
+
+        def progress(r: Reached) -> None:
+            done.append(r)
+            if len(done) % 25 == 0 or len(done) == len(programs):
+                seen = {i for d in done for i in d.seen}
+                say(
+                    f"  {len(done)}/{len(programs)} in {time.monotonic() - started:.0f} s, "
+                    f"{len(seen)} ids reached"
+                )
+
+        runs = list(
+            run_programs(
+                programs, python, by_type, Path(tmp) / "runs", jobs=jobs, timeout=timeout,
+                progress=progress,
+            )
+        )
+        runs.sort(key=lambda r: r.program.name)
+        paths, saved = program_paths(runs, states, root)
+        report = report_.build(
+            release, version, runs, paths, states, current, sites,
+            corpus_.techniques(corpus),
+        )
+        for target, source in list(saved.items()):  # copied before the temporary folder goes
+            keep = Path(tmp) / "keep" / target
+            keep.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, keep)
+            saved[target] = keep
+        for target, keep in saved.items():
+            dest = root / target
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(keep, dest)
+    return report
+
+
+def program_paths(
+    runs: Sequence[Reached], states: dict[str, str], root: Path
+) -> tuple[dict[str, str], dict[str, Path]]:
+    """Each program's path for the report. A generated program that is the smallest to reach
+    an id whose page is not verified is saved under tools/probe/reached/ (the others are named
+    `generated:NAME`, as any run of the generator writes them again)."""
+    smallest: dict[str, Reached] = {}
+    for r in sorted(runs, key=lambda r: (r.program.size, r.program.name)):
+        for i in r.seen:
+            smallest.setdefault(i, r)
+    keep = {
+        r.program.name
+        for i, r in smallest.items()
+        if r.program.generated and states.get(i) in report_.NOT_VERIFIED
+    }
+    paths: dict[str, str] = {}
+    saved: dict[str, Path] = {}
+    for r in runs:
+        p = r.program
+        if not p.generated:
+            paths[p.name] = p.path.resolve().relative_to(root.resolve()).as_posix()
+        elif p.name in keep:
+            target = f"tools/probe/reached/{p.name}.py"
+            paths[p.name] = target
+            saved[target] = p.path
+        else:
+            paths[p.name] = f"generated:{p.name}"
+    return paths, saved
+
+
+def prune(root: Path, reports: Sequence[dict[str, object]]) -> None:
+    """Remove saved programs no report names any more."""
+    folder = root / "tools" / "probe" / "reached"
+    named = {
+        str(v["program"])
+        for rep in reports
+        for v in rep["ids"].values()  # type: ignore[attr-defined]
+        if v["program"]
+    }
+    for path in sorted(folder.rglob("*.py")) if folder.is_dir() else []:
+        if path.relative_to(root).as_posix() not in named:
+            path.unlink()
+
+
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from gbsite import config
+
+    args = parser().parse_args(argv)
+    try:
+        root = config.find_root(args.root or Path.cwd())
+        cfg = config.load(root)
+        releases = list(cfg.example_releases) if args.torch == "all" else [args.torch]
+        partial = bool(args.ids or args.technique)
+        if args.report is not None and len(releases) > 1:
+            raise GbsiteError("--report names one file: use it with one --torch release")
+        folder = root / "tools" / "probe"
+        for release in releases:
+            report = probe_release(
+                release, root, args.ids, args.technique, args.jobs, args.timeout
+            )
+            target = args.report or (None if partial else folder / f"report-{release}.json")
+            if target is not None:
+                report_.write_json(target, report)
+                say(f"wrote {target}")
+        if not partial:
+            reports = report_.read_reports(folder)
+            prune(root, reports)
+            (folder / "REPORT.md").write_text(
+                report_.markdown(reports, COMMAND), encoding="utf-8"
+            )
+            say(f"wrote {folder / 'REPORT.md'}")
+    except GbsiteError as exc:
+        from gbsite.report import report
+
+        report(exc.problems, file=sys.stderr, program="probe")
+        return 2
+    except KeyboardInterrupt:
+        say("probe: interrupted")
+        return 130
+    return 0
