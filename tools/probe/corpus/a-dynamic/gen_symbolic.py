@@ -1,0 +1,190 @@
+"""Writes one program per (symbolic value, operation): a value that Dynamo traces as a symbol
+(an int argument on its second call, a shape under dynamic=True, a float argument with
+specialize_float off, an unbacked int from .item()) put through string formatting, conversions,
+containers, indexing and arithmetic in a compiled function.
+
+Usage: python gen_symbolic.py OUTDIR.
+"""
+
+import sys
+from pathlib import Path
+
+# source -> (how v is made inside fn(x, n, f), decorator arguments, config lines)
+SOURCES = {
+    "int_arg": ("v = n", "", ""),
+    "shape": ("v = x.shape[0]", ", dynamic=True", ""),
+    "float_arg": ("v = f", "", "torch._dynamo.config.specialize_float = False\n"),
+    "item": (
+        "v = int(x.sum().item() * 0) + x.shape[1]",
+        "",
+        "torch._dynamo.config.capture_scalar_outputs = True\n",
+    ),
+    "unbacked": (
+        "v = (x > -100).sum().item()",
+        "",
+        "torch._dynamo.config.capture_scalar_outputs = True\n",
+    ),
+}
+
+OPERATIONS = {
+    "fstring": 'f"{v}"',
+    "fstring_d": 'f"{v:d}"',
+    "fstring_pad": 'f"{v:>4}"',
+    "fstring_float": 'f"{v:.2f}"',
+    "fstring_hex": 'f"{v:x}"',
+    "fstring_repr": 'f"{v!r}"',
+    "fstring_eq": 'f"{v=}"',
+    "fstring_two": 'f"{v}-{v}"',
+    "percent_d": '"%d" % v',
+    "percent_s": '"%s" % v',
+    "percent_tuple": '"%s/%s" % (v, v)',
+    "percent_float": '"%5.1f" % v',
+    "format_method": '"{}".format(v)',
+    "format_builtin": 'format(v, "d")',
+    "dunder_format": 'v.__format__("")',
+    "str": "str(v)",
+    "repr": "repr(v)",
+    "int": "int(v)",
+    "bool": "bool(v)",
+    "float": "float(v)",
+    "complex": "complex(v)",
+    "hash": "hash(v)",
+    "hex": "hex(v)",
+    "bin": "bin(v)",
+    "chr": "chr(65 + v)",
+    "round": "round(v)",
+    "index": "operator.index(v)",
+    "dunder_index": "v.__index__()",
+    "bit_length": "v.bit_length()",
+    "is_integer": "v.is_integer()",
+    "as_integer_ratio": "v.as_integer_ratio()",
+    "conjugate": "v.conjugate()",
+    "real": "v.real",
+    "dict_key": "{v: x}",
+    "dict_fstring_key": '{f"k{v}": x}',
+    "dict_lookup": "{2: 1, 3: 2, 4: 3, 2.5: 4, 3.5: 5}[v]",
+    "dict_get": "{2: 1, 3: 2}.get(v, 0)",
+    "dict_fromkeys": "dict.fromkeys([v], 0)",
+    "set": "{v, 1}",
+    "frozenset": "frozenset([v])",
+    "in_set": "v in {2, 3}",
+    "in_dict": "v in {2: 0, 3: 1}",
+    "list_index": "[1, 2, 3, 4, 5][v]",
+    "list_index_method": "[2, 3, 4].index(v)",
+    "str_index": '"abcdef"[v]',
+    "str_repeat": '"ab" * v',
+    "str_concat": '"a" + str(v)',
+    "str_join": '",".join([str(v)])',
+    "list_repeat": "[x] * v",
+    "tuple_repeat": "(x,) * v",
+    "range": "range(v)",
+    "list_range": "list(range(v))",
+    "range_len": "len(range(v))",
+    "slice_tensor": "x[:v]",
+    "slice_obj": "slice(0, v)",
+    "slice_list": "[1, 2, 3, 4, 5][:v]",
+    "slice_step": "x[::v]",
+    "getitem_tensor": "x[v - 1]",
+    "enumerate": "list(enumerate([v]))",
+    "zip_range": "list(zip(range(v), range(v)))",
+    "sorted": "sorted([v, 1])",
+    "min_max": "(min(v, 3), max(v, 3))",
+    "sum": "sum([v, v])",
+    "divmod": "divmod(v, 2)",
+    "floordiv": "v // 2",
+    "mod": "v % 2",
+    "pow": "v ** 2",
+    "rpow": "2 ** v",
+    "neg": "-v",
+    "pos": "+v",
+    "abs": "abs(v)",
+    "invert": "~v",
+    "lshift": "v << 1",
+    "and": "v & 1",
+    "xor": "v ^ 1",
+    "truediv": "v / 3",
+    "math_floor": "math.floor(v)",
+    "math_sqrt": "math.sqrt(v)",
+    "math_factorial": "math.factorial(v)",
+    "math_gcd": "math.gcd(v, 4)",
+    "math_isnan": "math.isnan(v)",
+    "isinstance": "isinstance(v, int)",
+    "type": "type(v)",
+    "operator_neg": "operator.neg(v)",
+    "operator_truth": "operator.truth(v)",
+    "operator_getitem": "operator.getitem([1, 2, 3, 4, 5], v)",
+    "tensor": "torch.tensor(v)",
+    "tensor_list": "torch.tensor([v, v])",
+    "full": "torch.full((v,), 1.0)",
+    "arange": "torch.arange(v)",
+    "new_zeros": "x.new_zeros(v)",
+    "view": "x.view(v, -1)",
+    "repeat": "x.repeat(v, 1)",
+    "as_tensor": "torch.as_tensor(v)",
+    "tensor_mul": "x * v",
+    "tensor_eq": "x == v",
+    "tensor_cmp_scalar": "torch.tensor(2) < v",
+    "cmp_chain": "1 < v < 10",
+    "is_compare": "v is None",
+    "struct_pack": 'struct.pack("i", v)',
+    "id": "id(v)",
+    "copy": "copy.copy(v)",
+    "deepcopy": "copy.deepcopy(v)",
+    "iter": "next(iter([v]))",
+    "bytes": "bytes(v)",
+    "bytearray": "bytearray(v)",
+    "memoryview": "len(bytes(v))",
+    "str_len": "len(str(v))",
+    "list_ctor": "list((v,))",
+    "unpack": "(lambda a, b: a + b)(*[v, v])",
+    "kwargs_key": "(lambda **kw: kw)(**{str(v): 1})",
+    "getattr_name": 'getattr(x, "shape")[0] + v',
+    "namedtuple": 'collections.namedtuple("P", "a")(v)',
+    "deque_maxlen": "collections.deque([1, 2], maxlen=v)",
+    "fractions": "fractions.Fraction(v)",
+    "decimal": "decimal.Decimal(v)",
+    "random_seed": "random.Random(v).random()",
+}
+
+TEMPLATE = """# generated by gen_symbolic.py: {source}: {operation}
+import collections
+import copy
+import decimal
+import fractions
+import math
+import operator
+import random
+import struct
+
+import torch
+
+{config}
+
+@torch.compile(backend="eager", fullgraph=True{decorator})
+def fn(x, n, f):
+    {make}
+    r = {operation}
+    return x + 1, r
+
+
+for k in (2, 3, 4):
+    fn(torch.randn(k, k), k, k + 0.5)
+"""
+
+
+def main(out):
+    out = Path(out)
+    for source, (make, decorator, config) in SOURCES.items():
+        for name, operation in OPERATIONS.items():
+            text = TEMPLATE.format(
+                source=source,
+                operation=operation,
+                make=make,
+                decorator=decorator,
+                config=config,
+            )
+            (out / f"{source}__{name}.py").write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
