@@ -36,10 +36,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--technique", action="append", default=[],
                    help="run only this technique's programs (a corpus folder); repeatable")
     p.add_argument("--report", type=Path, default=None,
-                   help="where to write the JSON report (default: tools/probe/report-R.json "
-                   "for a full run; a partial run (--ids, --technique) writes only when given)")
+                   help="the JSON report to write (default: tools/probe/report-R.json, and "
+                   "tools/probe/REPORT.md from all of them); a partial run (--ids, "
+                   "--technique) replaces its programs' rows in it and keeps the others")
     p.add_argument("--jobs", type=int, default=2, help="programs at once (default 2)")
-    p.add_argument("--timeout", type=float, default=90.0, help="seconds per program")
+    p.add_argument("--timeout", type=float, default=180.0, help="seconds per program")
     p.add_argument("--root", type=Path, default=None, help="the project (default: found)")
     return p
 
@@ -51,6 +52,7 @@ def probe_release(
     techniques: Sequence[str],
     jobs: int,
     timeout: float,
+    merge_into: Path | None = None,
 ) -> dict[str, object]:
     """Run the corpus against one release: its report. The generated programs the report
     names are saved under tools/probe/reached/."""
@@ -116,10 +118,14 @@ def probe_release(
             )
         )
         runs.sort(key=lambda r: r.program.name)
-        paths, saved = program_paths(runs, states, root)
+        paths, saved = program_paths(runs, states)
+        rows = [report_.program_row(r, relative(paths[r.program.name], root)) for r in runs]
+        if merge_into is not None and merge_into.exists():
+            old = report_.read_report(merge_into)
+            whole = techniques if not ids else []
+            rows = report_.merge(old["programs"], rows, whole)  # type: ignore[arg-type]
         report = report_.build(
-            release, version, runs, paths, states, current, sites,
-            corpus_.techniques(corpus),
+            release, version, rows, states, current, sites, corpus_.techniques(corpus)
         )
         for target, source in list(saved.items()):  # copied before the temporary folder goes
             keep = Path(tmp) / "keep" / target
@@ -134,27 +140,19 @@ def probe_release(
 
 
 def program_paths(
-    runs: Sequence[Reached], states: dict[str, str], root: Path
+    runs: Sequence[Reached], states: dict[str, str]
 ) -> tuple[dict[str, str], dict[str, Path]]:
-    """Each program's path for the report. A generated program that is the smallest to reach
-    an id whose page is not verified is saved under tools/probe/reached/ (the others are named
-    `generated:NAME`, as any run of the generator writes them again)."""
-    smallest: dict[str, Reached] = {}
-    for r in sorted(runs, key=lambda r: (r.program.size, r.program.name)):
-        for i in r.seen:
-            smallest.setdefault(i, r)
-    keep = {
-        r.program.name
-        for i, r in smallest.items()
-        if r.program.generated and states.get(i) in report_.NOT_VERIFIED
-    }
+    """Each program's path for the report: a file of the corpus by its repository path. A
+    generated program that reached an id whose page is not verified is saved under
+    tools/probe/reached/ (the others are named `generated:NAME`: any run of the generator
+    writes them again)."""
     paths: dict[str, str] = {}
     saved: dict[str, Path] = {}
     for r in runs:
         p = r.program
         if not p.generated:
-            paths[p.name] = p.path.resolve().relative_to(root.resolve()).as_posix()
-        elif p.name in keep:
+            paths[p.name] = p.path.as_posix()
+        elif any(states.get(i) in report_.NOT_VERIFIED for i in r.seen):
             target = f"tools/probe/reached/{p.name}.py"
             paths[p.name] = target
             saved[target] = p.path
@@ -167,14 +165,20 @@ def prune(root: Path, reports: Sequence[dict[str, object]]) -> None:
     """Remove saved programs no report names any more."""
     folder = root / "tools" / "probe" / "reached"
     named = {
-        str(v["program"])
+        str(row["path"])
         for rep in reports
-        for v in rep["ids"].values()  # type: ignore[attr-defined]
-        if v["program"]
+        for row in rep["programs"]  # type: ignore[attr-defined]
     }
     for path in sorted(folder.rglob("*.py")) if folder.is_dir() else []:
         if path.relative_to(root).as_posix() not in named:
             path.unlink()
+
+
+def relative(path: str, root: Path) -> str:
+    """A corpus file's path from the repository's root (saved and generated names as they are)."""
+    if path.startswith(("tools/", "generated:")):
+        return path
+    return Path(path).resolve().relative_to(root.resolve()).as_posix()
 
 
 def say(line: str) -> None:
@@ -185,6 +189,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from gbsite import config
 
     args = parser().parse_args(argv)
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # so that the fork server and its children are ended
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         root = config.find_root(args.root or Path.cwd())
         cfg = config.load(root)
@@ -194,14 +204,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise GbsiteError("--report names one file: use it with one --torch release")
         folder = root / "tools" / "probe"
         for release in releases:
+            target = args.report or folder / f"report-{release}.json"
             report = probe_release(
-                release, root, args.ids, args.technique, args.jobs, args.timeout
+                release, root, args.ids, args.technique, args.jobs, args.timeout,
+                merge_into=target if partial else None,
             )
-            target = args.report or (None if partial else folder / f"report-{release}.json")
-            if target is not None:
-                report_.write_json(target, report)
-                say(f"wrote {target}")
-        if not partial:
+            report_.write_json(target, report)
+            say(f"wrote {target}")
+        if args.report is None:
             reports = report_.read_reports(folder)
             prune(root, reports)
             (folder / "REPORT.md").write_text(

@@ -49,12 +49,16 @@ class IdResult:
         }
 
 
-def program_row(r: Reached, path: str) -> dict[str, object]:
+Row = dict[str, object]  # one program's run, as the JSON report keeps it
+
+
+def program_row(r: Reached, path: str) -> Row:
     return {
         "name": r.program.name,
         "path": path,
         "technique": r.program.technique,
         "generated": r.program.generated,
+        "aims": list(r.program.aims),
         "size": r.program.size,
         "status": r.status,
         "error": r.error,
@@ -64,48 +68,61 @@ def program_row(r: Reached, path: str) -> dict[str, object]:
     }
 
 
+def _strings(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def merge(old: Sequence[Row], new: Sequence[Row], rerun: Iterable[str]) -> list[Row]:
+    """The rows of a partial run in place of the old rows of the programs it ran, or of the
+    techniques it ran whole (`rerun`: a program deleted from the corpus goes with them)."""
+    names = {str(r["name"]) for r in new}
+    techniques = set(rerun)
+    kept = [r for r in old if str(r["name"]) not in names and r["technique"] not in techniques]
+    return sorted([*kept, *new], key=lambda r: str(r["name"]))
+
+
 def build(
     release: str,
     version: str,
-    runs: Sequence[Reached],
-    paths: Mapping[str, str],
+    rows: Sequence[Row],
     states: Mapping[str, str],
     gb_types: Mapping[str, str],
     sites: Mapping[str, list[str]],
     techniques: Iterable[str],
 ) -> dict[str, object]:
-    """The report of one release. `paths`: each program's path to show, by name; `states`: the
-    page state of every id of the release; `gb_types`: each id's current type."""
+    """The report of one release from its programs' rows. `states`: the page state of every
+    id of the release; `gb_types`: each id's type then; `sites`: where torch raises it."""
     results = {i: IdResult(i, gb_types.get(i, ""), states[i]) for i in sorted(states)}
-    ordered = sorted(runs, key=lambda r: (r.program.size, r.program.name))
-    for r in ordered:
-        for i in r.program.aims:
+    for row in sorted(rows, key=lambda r: (int(str(r["size"])), str(r["name"]))):
+        path = str(row["path"])
+        for i in _strings(row.get("aims")):
             if i in results:
-                results[i].aimed_by.append(paths[r.program.name])
-        for i in r.seen:
+                results[i].aimed_by.append(path)
+        for i in _strings(row["seen"]):
             res = results.get(i)
             if res is None:  # an id this release's registry lacks: not ours to judge
                 continue
             res.programs += 1
             if not res.reached:
                 res.reached = True
-                res.program = paths[r.program.name]
-                res.technique = r.program.technique
-                res.size = r.program.size
-        for i in r.hidden:
+                res.program = path
+                res.technique = str(row["technique"])
+                res.size = int(str(row["size"]))
+        for i in _strings(row["hidden"]):
             if i in results and results[i].hidden_in is None:
-                results[i].hidden_in = paths[r.program.name]
+                results[i].hidden_in = path
     for res in results.values():
         if res.state in NOT_VERIFIED and not res.reached:
             res.sites = list(sites.get(res.id, []))
+    ran = {str(r["technique"]) for r in rows}
     return {
         "format": FORMAT,
         "release": release,
         "torch": version,
         "techniques": {
-            t: sum(1 for r in runs if r.program.technique == t) for t in sorted(set(techniques))
+            t: sum(1 for r in rows if r["technique"] == t) for t in sorted(set(techniques) | ran)
         },
-        "programs": [program_row(r, paths[r.program.name]) for r in runs],
+        "programs": list(rows),
         "ids": {i: res.as_dict() for i, res in results.items()},
     }
 
@@ -114,6 +131,19 @@ def write_json(path: Path, report: Mapping[str, object]) -> None:
     from gbsite.fs.files import write_atomic
 
     write_atomic(path, (json.dumps(report, indent=1, sort_keys=True) + "\n").encode())
+
+
+def read_report(path: Path) -> dict[str, object]:
+    """A JSON report; a file that is not one is an error naming it."""
+    from gbsite.errors import GbsiteError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise GbsiteError(f"{path}: not a probe report ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise GbsiteError(f"{path}: not a probe report of format {FORMAT}")
+    return data
 
 
 def read_reports(folder: Path) -> list[dict[str, object]]:

@@ -352,10 +352,8 @@ def main(out):
         except (ImportError, AttributeError):
             continue
         for variant, call in variants.items():
-            for fullgraph in (True, False):
-                text = TEMPLATE.format(module=module, attr=attr, call=call, fullgraph=fullgraph)
-                suffix = "" if fullgraph else "__nofullgraph"
-                (out / f"{api}__{variant}{suffix}.py").write_text(text, encoding="utf-8")
+            text = TEMPLATE.format(module=module, attr=attr, call=call, fullgraph=True)
+            (out / f"{api}__{variant}.py").write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
