@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from gbsite.probe.command import main  # noqa: E402 - after the source folder is on the path
+from gbsite.probe.command import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

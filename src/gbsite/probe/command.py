@@ -31,14 +31,27 @@ def parser() -> argparse.ArgumentParser:
         "reached, the internal pages first.",
     )
     p.add_argument("--torch", default="all", help="a release of the examples, or all (default)")
-    p.add_argument("--ids", nargs="*", default=[], metavar="GBxxxx",
-                   help="run only the programs aimed at these ids (# aims: ...)")
-    p.add_argument("--technique", action="append", default=[],
-                   help="run only this technique's programs (a corpus folder); repeatable")
-    p.add_argument("--report", type=Path, default=None,
-                   help="the JSON report to write (default: tools/probe/report-R.json, and "
-                   "tools/probe/REPORT.md from all of them); a partial run (--ids, "
-                   "--technique) replaces its programs' rows in it and keeps the others")
+    p.add_argument(
+        "--ids",
+        nargs="*",
+        default=[],
+        metavar="GBxxxx",
+        help="run only the programs aimed at these ids (# aims: ...)",
+    )
+    p.add_argument(
+        "--technique",
+        action="append",
+        default=[],
+        help="run only this technique's programs (a corpus folder); repeatable",
+    )
+    p.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        help="the JSON report to write (default: tools/probe/report-R.json, and "
+        "tools/probe/REPORT.md from all of them); a partial run (--ids, "
+        "--technique) replaces its programs' rows in it and keeps the others",
+    )
     p.add_argument("--jobs", type=int, default=2, help="programs at once (default 2)")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds per program")
     p.add_argument("--root", type=Path, default=None, help="the project (default: found)")
@@ -57,9 +70,9 @@ def probe_release(
     """Run the corpus against one release: its report. The generated programs the report
     names are saved under tools/probe/reached/."""
     from gbsite import config
-    from gbsite.registry import store as registry
     from gbsite.examples import checking, torchenv, torchsource
     from gbsite.probe.sites import raise_sites, sites_of
+    from gbsite.registry import store as registry
 
     cfg = config.load(root)
     reg = registry.load(cfg.registry_dir)
@@ -113,7 +126,12 @@ def probe_release(
 
         runs = list(
             run_programs(
-                programs, python, by_type, Path(tmp) / "runs", jobs=jobs, timeout=timeout,
+                programs,
+                python,
+                by_type,
+                Path(tmp) / "runs",
+                jobs=jobs,
+                timeout=timeout,
                 progress=progress,
             )
         )
@@ -206,7 +224,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for release in releases:
             target = args.report or folder / f"report-{release}.json"
             report = probe_release(
-                release, root, args.ids, args.technique, args.jobs, args.timeout,
+                release,
+                root,
+                args.ids,
+                args.technique,
+                args.jobs,
+                args.timeout,
                 merge_into=target if partial else None,
             )
             report_.write_json(target, report)
@@ -214,14 +237,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.report is None:
             reports = report_.read_reports(folder)
             prune(root, reports)
-            (folder / "REPORT.md").write_text(
-                report_.markdown(reports, COMMAND), encoding="utf-8"
-            )
+            (folder / "REPORT.md").write_text(report_.markdown(reports, COMMAND), encoding="utf-8")
             say(f"wrote {folder / 'REPORT.md'}")
     except GbsiteError as exc:
-        from gbsite.report import report
+        from gbsite.report import report as print_problems
 
-        report(exc.problems, file=sys.stderr, program="probe")
+        print_problems(exc.problems, file=sys.stderr, program="probe")
         return 2
     except KeyboardInterrupt:
         say("probe: interrupted")

@@ -245,10 +245,7 @@ def markdown(reports: Sequence[Mapping[str, object]], command: str) -> str:
             lines.append(f"  - aimed at it: {', '.join(f'`{p}`' for p in aimed)}")
         hidden = [(r, v["hidden_in"]) for r, v in got if v["hidden_in"]]
         if hidden:
-            lines.append(
-                "  - raised but hidden: "
-                + ", ".join(f"{r} `{p}`" for r, p in hidden)
-            )
+            lines.append("  - raised but hidden: " + ", ".join(f"{r} `{p}`" for r, p in hidden))
     failed: list[str] = []
     for rep in reports:
         for row in rep["programs"]:  # type: ignore[attr-defined]

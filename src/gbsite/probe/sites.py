@@ -44,7 +44,7 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
         self.scope.pop()
 
-    visit_ClassDef = visit_FunctionDef = visit_AsyncFunctionDef = _scoped  # noqa: N815
+    visit_ClassDef = visit_FunctionDef = visit_AsyncFunctionDef = _scoped
 
     def visit_Call(self, node: ast.Call) -> None:
         for keyword in node.keywords:
@@ -77,6 +77,4 @@ def raise_sites(package: Path) -> dict[str, list[Site]]:
 
 
 def sites_of(gb_types: Iterable[str], sites: dict[str, list[Site]]) -> list[Site]:
-    return sorted(
-        {s for t in gb_types for s in sites.get(t, [])}, key=lambda s: (s.source, s.line)
-    )
+    return sorted({s for t in gb_types for s in sites.get(t, [])}, key=lambda s: (s.source, s.line))
