@@ -53,7 +53,7 @@ def parser() -> argparse.ArgumentParser:
         "--technique) replaces its programs' rows in it and keeps the others",
     )
     p.add_argument("--jobs", type=int, default=2, help="programs at once (default 2)")
-    p.add_argument("--timeout", type=float, default=180.0, help="seconds per program")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per program")
     p.add_argument("--root", type=Path, default=None, help="the project (default: found)")
     return p
 

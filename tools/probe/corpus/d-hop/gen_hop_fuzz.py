@@ -76,8 +76,8 @@ def body(*args, **kwargs):
     return first(args) * 2
 
 
-def pred_body(*args, **kwargs):
-    return first(args).sum() < 10
+def pred_body(*args, **kwargs):  # with body, a while_loop that ends
+    return first(args).abs().sum() < 10
 
 
 def module_body(*args, **kwargs):
