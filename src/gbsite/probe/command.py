@@ -45,6 +45,20 @@ def parser() -> argparse.ArgumentParser:
         help="run only this technique's programs (a corpus folder); repeatable",
     )
     p.add_argument(
+        "--generator",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only the programs of this generator (gen_NAME.py); repeatable",
+    )
+    p.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="leave out the programs of this generator (gen_NAME.py); repeatable",
+    )
+    p.add_argument(
         "--report",
         type=Path,
         default=None,
@@ -66,6 +80,8 @@ def probe_release(
     jobs: int,
     timeout: float,
     merge_into: Path | None = None,
+    generators: Sequence[str] = (),
+    without: Sequence[str] = (),
 ) -> dict[str, object]:
     """Run the corpus against one release: its report. The generated programs the report
     names are saved under tools/probe/reached/."""
@@ -99,9 +115,12 @@ def probe_release(
     }
     corpus = root / "tools" / "probe" / "corpus"
     with tempfile.TemporaryDirectory(prefix="gbsite-probe-") as tmp:
-        programs: list[Program] = corpus_.written(corpus)
+        programs: list[Program] = [] if generators else corpus_.written(corpus)
         for technique, generator in corpus_.generators(corpus):
             if techniques and technique not in techniques:
+                continue
+            name = generator.stem.removeprefix("gen_")
+            if (generators and name not in generators) or name in without:
                 continue
             out = Path(tmp) / "generated" / technique / generator.stem
             programs += corpus_.generate(python, technique, generator, out)
@@ -110,7 +129,9 @@ def probe_release(
         if ids:
             programs = [p for p in programs if set(p.aims) & set(ids)]
         if not programs:
-            raise GbsiteError("no program of the corpus matches --ids and --technique")
+            raise GbsiteError(
+                "no program of the corpus matches --ids, --technique, --generator and --without"
+            )
         say(f"torch {version}: {len(programs)} programs, {jobs} at a time")
         started = time.monotonic()
         done: list[Reached] = []
@@ -140,7 +161,7 @@ def probe_release(
         rows = [report_.program_row(r, relative(paths[r.program.name], root)) for r in runs]
         if merge_into is not None and merge_into.exists():
             old = report_.read_report(merge_into)
-            whole = techniques if not ids else []
+            whole = techniques if not (ids or generators or without) else []
             rows = report_.merge(old["programs"], rows, whole)  # type: ignore[arg-type]
         report = report_.build(
             release, version, rows, states, current, sites, corpus_.techniques(corpus)
@@ -217,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         root = config.find_root(args.root or Path.cwd())
         cfg = config.load(root)
         releases = list(cfg.example_releases) if args.torch == "all" else [args.torch]
-        partial = bool(args.ids or args.technique)
+        partial = bool(args.ids or args.technique or args.generator or args.without)
         if args.report is not None and len(releases) > 1:
             raise GbsiteError("--report names one file: use it with one --torch release")
         folder = root / "tools" / "probe"
@@ -231,6 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.jobs,
                 args.timeout,
                 merge_into=target if partial else None,
+                generators=args.generator,
+                without=args.without,
             )
             report_.write_json(target, report)
             say(f"wrote {target}")
