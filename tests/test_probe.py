@@ -181,6 +181,7 @@ def test_markdown_lists_reached_and_still_internal_pages(tmp_path: Path) -> None
     # release, torch, programs, ids reached, internal pages, internal reached, unraised reached,
     # still internal
     assert "| 2.13.0 | 2.13.0+cpu | 4 | 3 | 2 | 1 | 1 | 1 |" in text
+    assert "| `t` | 4 |" in text.split("## What ran")[1]  # programs per technique and release
 
 
 def test_a_partial_run_replaces_only_its_own_rows() -> None:

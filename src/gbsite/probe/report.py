@@ -164,6 +164,30 @@ def _ids(report: Mapping[str, object]) -> dict[str, dict[str, object]]:
     return ids
 
 
+def family(row: Mapping[str, object]) -> str:
+    """A program's technique, and for a generated one its generator: `d-hop/hop_fuzz`."""
+    name = str(row["name"]).split("/")
+    return "/".join(name[:2]) if row.get("generated") and len(name) > 2 else name[0]
+
+
+def _ran_table(reports: Sequence[Mapping[str, object]]) -> str:
+    """How many programs of each technique (hand-written) and generator ran per release."""
+    counts: dict[str, dict[str, int]] = {}
+    for rep in reports:
+        for row in rep["programs"]:  # type: ignore[attr-defined]
+            per = counts.setdefault(family(row), {})
+            per[str(rep["release"])] = per.get(str(rep["release"]), 0) + 1
+    releases = [str(rep["release"]) for rep in reports]
+    out = [
+        "| programs | " + " | ".join(releases) + " |",
+        "|---" * (len(releases) + 1) + "|",
+    ]
+    for name in sorted(counts):
+        cells = " | ".join(str(counts[name].get(r, 0)) for r in releases)
+        out.append(f"| `{name}` | {cells} |")
+    return "\n".join(out)
+
+
 def markdown(reports: Sequence[Mapping[str, object]], command: str) -> str:
     """REPORT.md: what the probe reached with each release, and what is still internal."""
     lines = [
@@ -217,17 +241,16 @@ def markdown(reports: Sequence[Mapping[str, object]], command: str) -> str:
                 f"| {i} | {gb_type} | {', '.join(r for r, _ in got)} "
                 f"| {got[-1][1]['technique']} | {links} |"
             )
+    lines += ["", "## What ran", "", _ran_table(reports)]
     lines += ["", "## Still internal", ""]
     still: dict[str, list[tuple[str, dict[str, object]]]] = {}
     for rep in reports:
         for i, v in _ids(rep).items():
             if v["state"] == "internal" and not v["reached"]:
                 still.setdefault(i, []).append((str(rep["release"]), v))
-    techniques = sorted({t for rep in reports for t in rep["techniques"]})  # type: ignore[attr-defined]
     lines.append(
-        "Every program of every technique ran against each of these: "
-        + ", ".join(f"`{t}`" for t in techniques)
-        + ". Listed per id: the releases it is still internal with, where the newest of them "
+        "Each of these was tried with the programs of [What ran](#what-ran) for its releases. "
+        "Listed per id: the releases it is still internal with, where the newest of them "
         "raises it, the programs written for it, and one where Dynamo raised it but showed "
         "another break."
     )
