@@ -253,12 +253,17 @@ def test_corpus_programs_are_python_and_generators_are_named() -> None:
 
 @pytest.mark.repo_data
 def test_committed_reports_name_programs_that_exist() -> None:
-    """Every program a committed report names as having reached an id is in the repository."""
+    """Every program a committed report names as having reached an id whose page is not
+    verified is in the repository (for a verified one, a generated program may be named by
+    its generator: `generated:NAME`, written again by any run)."""
     folder = REPO / "tools" / "probe"
     for rep in report.read_reports(folder):
         for gb_id, entry in rep["ids"].items():  # type: ignore[attr-defined]
-            if entry["reached"]:
-                assert (REPO / entry["program"]).is_file(), (rep["release"], gb_id)
+            if not entry["reached"]:
+                continue
+            program = str(entry["program"])
+            if entry["state"] in report.NOT_VERIFIED or not program.startswith("generated:"):
+                assert (REPO / program).is_file(), (rep["release"], gb_id, program)
     md = folder / "REPORT.md"
     if md.exists():
         assert md.read_text(encoding="utf-8").startswith("# Reachability probe")
