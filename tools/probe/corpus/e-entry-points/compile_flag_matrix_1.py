@@ -1,6 +1,6 @@
 # aims: GB0065 GB0052
 # The same small programs under fullgraph False, dynamic=True, backend aot_eager, and the
-# Dynamo config flags a user may set (nested graph breaks, error on recompile...).
+# Dynamo config flags a user may set (part 1 of 2).
 import torch
 
 
@@ -32,13 +32,6 @@ settings = [
     {"capture_dynamic_output_shape_ops": True},
     {"inline_inbuilt_nn_modules": False},
     {"assume_static_by_default": False},
-    {"automatic_dynamic_shapes": False},
-    {"specialize_int": True},
-    {"specialize_float": False},
-    {"allow_unspec_int_on_nn_module": True},
-    {"error_on_recompile": True},
-    {"force_parameter_static_shapes": False},
-    {"prefer_deferred_runtime_asserts_over_guards": True},
 ]
 for setting in settings:
     known = {k: v for k, v in setting.items() if hasattr(torch._dynamo.config, k)}
