@@ -163,6 +163,8 @@ def probe_release(
             old = report_.read_report(merge_into)
             whole = techniques if not (ids or generators or without) else []
             rows = report_.merge(old["programs"], rows, whole)  # type: ignore[arg-type]
+            # a hand-written program deleted from the corpus since leaves the report too
+            rows = [r for r in rows if r["generated"] or (root / str(r["path"])).is_file()]
         report = report_.build(
             release, version, rows, states, current, sites, corpus_.techniques(corpus)
         )
