@@ -1,0 +1,20 @@
+# aims: GB0352
+import torch
+
+
+class Odd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @classmethod
+    def backward(cls, ctx, g):
+        return g * 2
+
+
+@torch.compile(backend="eager", fullgraph=True)
+def fn(x):
+    return Odd.apply(x)
+
+
+fn(torch.randn(2, requires_grad=True))
