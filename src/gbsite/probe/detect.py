@@ -89,7 +89,6 @@ def _job(program: Program, folder: Path, timeout: float) -> dict[str, object]:
         "key": program.name,
         "cwd": str(folder),
         "program": str(launcher),
-        "result": str(folder / "result.json"),
         "stdout": str(folder / "stdout.txt"),
         "stderr": str(folder / "stderr.txt"),
         "name": NEVER_BOUND,
@@ -105,15 +104,14 @@ def read_run(
     seconds: float,
     by_type: Mapping[str, str],
     *,
+    result: object = None,
     timed_out: bool = False,
     exit_code: int = 0,
 ) -> Reached:
-    """What a finished run left in its folder."""
+    """What a finished run left in its folder, and the driver's `result` (the server's report
+    carries it: the program cannot write it)."""
     stdout, stderr = _text(folder / "stdout.txt"), _text(folder / "stderr.txt")
-    try:
-        data = json.loads(_text(folder / "result.json"))
-    except ValueError:
-        data = None
+    data = result
     try:
         types = json.loads(_text(folder / "hidden.json"))
     except ValueError:
@@ -167,6 +165,7 @@ def run_programs(
                 folder,
                 time.monotonic() - started.pop(name),
                 by_type,
+                result=end.get("result"),
                 timed_out=bool(end.get("timeout")),
                 exit_code=int(str(end.get("exit", 0))),
             )
