@@ -104,6 +104,28 @@ def test_a_killed_writes_leftover_is_removed_by_the_next_run(
     assert not leftover.exists()
 
 
+def test_two_runs_at_once_both_keep_their_outcomes(project: Project, fake_python: str) -> None:
+    """Two `check --examples` on different pages, overlapping: each reads the record at its
+    start and stores at its end; neither may drop the other's outcomes."""
+    slow = "import time\ndef fn(x):\n    return x + 1\ntime.sleep({s})\nfn(1)\nfn(2)\n"
+    for gb_id, seconds in (("GB0025", 3), ("GB0003", 1)):
+        page(project, gb_id, f"```python gb-fix\n{slow.format(s=seconds)}```\n")
+    argv = [sys.executable, "-m", "gbsite", "--root", str(project.root), "check", "--examples"]
+    procs = [
+        subprocess.Popen([*argv, gb_id, "--python", fake_python], stdout=subprocess.PIPE, text=True)
+        for gb_id in ("GB0025", "GB0003")
+    ]
+    for proc in procs:
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0, out
+    # Both blocks have their outcome: a run of only what has none runs nothing.
+    again = gbsite(
+        project, "check", "--examples", "GB0025", "GB0003", "--changed", "--python", fake_python
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "check --examples: 0 blocks" in again.stdout, again.stdout
+
+
 # ---- every line through the formatter ----------------------------------------------------------
 
 
