@@ -75,8 +75,7 @@ OUTCOMES_HELP = (
     "fails without torch.compile too, gives a wrong value, computes it right, fails"
 )
 RECORDED_HELP = (  # as recorded
-    "breaks, breaks GBxxxx, no-break, runs, once, recompiles, eager-fails, wrong, correct or "
-    "error"
+    "breaks, breaks GBxxxx, no-break, runs, once, recompiles, eager-fails, wrong, correct or error"
 )
 
 

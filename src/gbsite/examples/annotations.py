@@ -26,8 +26,8 @@ package:NAME, python:3.N) is shown and never run. A gb-wrong block (no options) 
 silent wrong result: a program, run as written like `compile=none`, that computes one value in
 plain PyTorch and with torch.compile and ends by asserting that the two differ; its assertion
 failing means that torch computes it right (judging.py). It is a warning beside the page's
-subject, not an example of the break: it leaves the page's coverage alone. Plain ```python blocks are only shown. What
-each block did, with each torch release of the examples, is recorded in
+subject, not an example of the break: it leaves the page's coverage alone. Plain ```python
+blocks are only shown. What each block did, with each torch release of the examples, is recorded in
 docs/verified-examples.yaml (record.py), which the site reads.
 """
 
