@@ -447,7 +447,15 @@ def test_help_names_every_state_and_outcome() -> None:
     for command in (["show"], ["coverage"], ["ci", "preview"]):
         text = help_of(*command)
         assert all(state in text for state in coverage.STATES), (command, text)
-    outcomes = (runs.BREAKS, runs.NO_BREAK, runs.RUNS, runs.EAGER_FAILS, runs.ERROR)
+    outcomes = (
+        runs.BREAKS,
+        runs.NO_BREAK,
+        runs.RUNS,
+        runs.EAGER_FAILS,
+        runs.WRONG,
+        runs.CORRECT,
+        runs.ERROR,
+    )
     show = help_of("show")
     assert all(runs.describe(o) in show for o in outcomes)
     assert runs.describe(runs.other_break(["GBxxxx"])) in show

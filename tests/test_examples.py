@@ -15,6 +15,7 @@ import pytest
 
 from conftest import Project, fake_torch, line_of, page
 from gbsite.docs import files as docs
+from gbsite.errors import GbsiteError
 from gbsite.examples import annotations as examples
 from gbsite.examples import record, runner
 from gbsite.examples.judging import Result
@@ -665,3 +666,100 @@ def test_a_break_only_the_graph_break_log_shows(project: Project) -> None:
     page(project, "GB0066", fence.format(bare))
     result = project.run("check", "--examples", "GB0066", "--python", python)
     assert result.code == 1 and "gb-repro logged GB0025 instead of GB0066" in result.out
+
+
+# ---- gb-wrong: a silent wrong result ---------------------------------------------------------
+
+# A stand-in for a value torch.compile gets wrong: the program compares the two as a real one
+# compares eager and compiled results, and ends by asserting that they differ.
+WRONG_VALUE = "import torch\nexpected, got = '2', {}\nassert got != expected\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "outcome", "summary"),
+    [
+        (WRONG_VALUE.format("2"), record.WRONG, "torch.compile gives a wrong value"),
+        (WRONG_VALUE.format("'2'"), record.CORRECT, "its final assert failed"),
+        # Only the last statement's assertion says that the value is right.
+        (
+            "assert 1 == 2\n" + WRONG_VALUE.format("2"),
+            record.ERROR,
+            "raised builtins.AssertionError; a gb-wrong runs to its final assert",
+        ),
+        (
+            "raise ValueError('internal')\nassert 1 != 2\n",
+            record.ERROR,
+            "raised builtins.ValueError; a gb-wrong runs to its final assert",
+        ),
+        ("got = 2\n", record.ERROR, "a gb-wrong ends with an assert"),
+        ("print(2)\nassert 1 != 2\n", record.ERROR, "the program printed output"),
+    ],
+    ids=["wrong", "correct", "other assert", "raises", "no assert", "noisy"],
+)
+def test_a_wrong_value_is_judged_on_its_final_assert(
+    fake_python: str, code: str, outcome: str, summary: str
+) -> None:
+    result = run_one(block("gb-wrong", code, compile_name="none"), fake_python)
+    assert (result.outcome, result.passed) == (outcome, outcome == record.WRONG), result
+    assert result.summary.startswith(summary), result.summary
+
+
+@pytest.mark.parametrize(
+    "info", ["python gb-wrong compile=fn", "python gb-wrong needs=cuda", "python gb-wrong x"]
+)
+def test_a_gb_wrong_block_takes_no_options(info: str) -> None:
+    with pytest.raises(ValueError, match="a gb-wrong block takes no options"):
+        examples.parse_info(info)
+    assert examples.parse_info("python gb-wrong") == examples.Annotation("gb-wrong", "none")
+
+
+def test_wrong_values_are_recorded_and_read_back(project: Project) -> None:
+    path = project.root / "docs" / "verified-examples.yaml"
+    sha = "ab" * 32
+    row = f"blocks:\n- id: GB0025\n  kind: gb-wrong\n  sha256: {sha}\n  outcomes:\n"
+    path.write_text(row + "    2.13.0: wrong\n    2.15.0: correct\n")
+    assert record.read(path).outcome(("GB0025", sha), "2.15.0") == record.CORRECT
+    for bad, why in (
+        (row + "    2.13.0: wrongly\n", "unknown outcome 'wrongly'"),
+        (row.replace("gb-wrong", "gb-warn") + "    2.13.0: wrong\n", "kind is gb-repro, gb-fix"),
+    ):
+        path.write_text(bad)
+        with pytest.raises(GbsiteError, match=why):
+            record.read(path)
+
+
+def test_a_wrong_value_is_shown_in_a_warning_box(history: Project, fake_python: str) -> None:
+    """The page warns with the block and its outcome by release; the page's coverage is what
+    its other blocks make it (a gb-wrong is no example of the break)."""
+    project = history
+    path = page(project, "GB0025", f"```python gb-wrong\n{WRONG_VALUE.format('2')}```\n")
+    before = project.run("coverage", "--format", "json").out
+    assert project.run("check", "--examples", "GB0025", "--python", fake_python).code == 0
+    assert project.run("check", "--record").code == 0  # recorded `wrong` with its home release
+    assert project.run("coverage", "--format", "json").out == before
+    assert project.run("build").code == 0
+    html = (project.site / "gb" / "gb0025.html").read_text()
+    box = html[html.index('<figure class="code-example markdown-alert markdown-alert-caution">') :]
+    box = box[: box.index("</figure>")]
+    assert '<p class="markdown-alert-title">Silent wrong result</p>' in box
+    assert '<span class="verified">2.13.0 gives a wrong value</span>' in box
+    assert '<span class="unverified">2.15.0 not run</span>' in box
+    assert '<span class="n">expected</span>' in box  # the program, highlighted, in the box
+    shown = project.run("show", "GB0025").out
+    assert "Silent wrong result" in shown and "2.13.0 gives a wrong value" in shown
+    # Recorded `correct` with its home release, it warns of nothing: check --record says so.
+    key = examples.blocks_of("GB0025", docs.read(path))[0].key
+    runs = record.read(project.root / "docs" / "verified-examples.yaml")
+    row = runs.rows[key]
+    record.write(
+        project.root / "docs" / "verified-examples.yaml",
+        record.Record(
+            {
+                **runs.rows,
+                key: record.Row(row.id, row.kind, 0, row.sha256, {"2.13.0": record.CORRECT}),
+            }
+        ),
+    )
+    result = project.run("check", "--record")
+    assert result.code == 1
+    assert "gb-wrong is recorded as `correct` with torch 2.13.0" in result.out + result.err

@@ -72,10 +72,10 @@ def _torch_release(text: str) -> str:
 STATES_HELP = "verified, fixed, pending, environment, internal, unraised or none"
 OUTCOMES_HELP = (
     "breaks, breaks with GBxxxx, no break, runs, called once, recompiles unannounced, "
-    "fails without torch.compile too, fails"
+    "fails without torch.compile too, gives a wrong value, computes it right, fails"
 )
 RECORDED_HELP = (  # as recorded
-    "breaks, breaks GBxxxx, no-break, runs, once, recompiles, eager-fails or error"
+    "breaks, breaks GBxxxx, no-break, runs, once, recompiles, eager-fails, wrong, correct or error"
 )
 
 
@@ -237,8 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
         "missing or not matching sources.yaml, releases of the examples that are not imported. "
         f"With --examples, each block's outcome with each torch is one of: {RECORDED_HELP}. "
         "Exit 0 when clean, 1 when problems were found, 2 when the check could not run.")
-    add("--examples", action="store_true", help="run the gb-repro and gb-fix blocks of docs/gb/ "
-        "against torch (see README)")
+    add("--examples", action="store_true", help="run the gb-repro, gb-fix and gb-wrong blocks "
+        "of docs/gb/ against torch (see README)")
     add("ids", nargs="*", metavar="GBxxxx", help="with --examples: only these pages")
     add("--torch", type=_torch_release, metavar="RELEASE", help="with --examples: run "
         "against this torch release of gbsite.toml [examples] releases, or `all` of them, "

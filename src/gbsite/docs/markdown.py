@@ -136,7 +136,16 @@ class Fence:
         return words[0] if words else ""
 
 
-FenceCaption = Callable[[Fence, str], str | None]  # (fence, page id) -> caption HTML
+@dataclass(frozen=True, slots=True)
+class Caption:
+    """A caption that shows its fence in a warning box, under a title of its own."""
+
+    html: str
+    warning: str  # the box's title, plain text
+
+
+# (fence, page id) -> caption HTML, or a Caption for a warning box
+FenceCaption = Callable[[Fence, str], str | Caption | None]
 
 
 class ContributorMarkdown:
@@ -253,6 +262,13 @@ class ContributorMarkdown:
         code = highlight_code(fence.code, fence.language)
         body = f'<pre class="highlight"><code{cls}>{code}</code></pre>\n'
         caption = self.fence_caption(fence, env.get("gb_id", "")) if self.fence_caption else None
+        if isinstance(caption, Caption):  # the alert style GitHub's `> [!CAUTION]` has
+            title = f'<p class="markdown-alert-title">{escape(caption.warning)}</p>'
+            figure = (
+                '<figure class="code-example markdown-alert markdown-alert-caution">\n'
+                f"<figcaption>{title}{caption.html}</figcaption>\n"
+            )
+            return f"{figure}{body}</figure>\n"
         if caption:
             figure = f'<figure class="code-example">\n<figcaption>{caption}</figcaption>\n'
             return f"{figure}{body}</figure>\n"

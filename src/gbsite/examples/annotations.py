@@ -6,6 +6,7 @@ In an Additional Information block, a fenced block whose info string is
                     [since=RELEASE]
     python gb-fix   [compile=NAME] [backend=BACKEND] [needs=WHAT] [since=RELEASE]
                     [recompiles=yes]
+    python gb-wrong
 
 is a complete program. It runs in a process of its own (runner.py), where the callable bound to
 NAME (default `fn`) is compiled with `torch.compile(fullgraph=True, backend=BACKEND)` (default
@@ -21,8 +22,12 @@ torch._dynamo.config.recompile_limit. It must do so with the page's home release
 (the oldest release of the examples with the id), or with RELEASE for a block written for a
 newer torch (`since=2.15.0`); with the other releases, what it did is recorded. A block with
 `needs=` (cuda, distributed,
-package:NAME, python:3.N) is shown and never run. Plain ```python blocks are only shown. What
-each block did, with each torch release of the examples, is recorded in
+package:NAME, python:3.N) is shown and never run. A gb-wrong block (no options) documents a
+silent wrong result: a program, run as written like `compile=none`, that computes one value in
+plain PyTorch and with torch.compile and ends by asserting that the two differ; its assertion
+failing means that torch computes it right (judging.py). It is a warning beside the page's
+subject, not an example of the break: it leaves the page's coverage alone. Plain ```python
+blocks are only shown. What each block did, with each torch release of the examples, is recorded in
 docs/verified-examples.yaml (record.py), which the site reads.
 """
 
@@ -42,7 +47,8 @@ from gbsite.errors import GbsiteError, Problem
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-KINDS = ("gb-repro", "gb-fix")
+REPRO, FIX, WRONG = "gb-repro", "gb-fix", "gb-wrong"
+KINDS = (REPRO, FIX, WRONG)
 _OPTION = re.compile(
     r"(compile|backend|needs|eager|fullgraph|since|recompiles)=([A-Za-z_0-9][\w.:-]*)"
 )
@@ -129,7 +135,7 @@ def digest(
 class Annotation:
     """What an annotated fence's info string asks for, defaults filled in."""
 
-    kind: str  # gb-repro or gb-fix
+    kind: str  # gb-repro, gb-fix or gb-wrong
     compile_name: str = "fn"
     backend: str = DEFAULT_BACKEND
     needs: str = ""  # cuda, distributed, package:NAME or python:3.N: shown, not run
@@ -144,7 +150,7 @@ class Block:
     gb_id: str  # the page's id: what a gb-repro must raise
     path: Path
     line: int  # of the opening fence, in the docs file
-    kind: str  # gb-repro or gb-fix
+    kind: str  # gb-repro, gb-fix or gb-wrong
     code: str
     compile_name: str
     backend: str
@@ -201,6 +207,13 @@ def parse_info(info: str) -> Annotation | None:
             f"an annotated block's info string is `python {kinds[0]}` followed by "
             f"options, not `{info.strip()}`"
         )
+    if words[1] == WRONG:
+        if words[2:]:
+            raise ValueError(
+                f"a gb-wrong block takes no options (`{words[2][:40]}`): it runs as written, "
+                "computing a value with and without torch.compile"
+            )
+        return Annotation(WRONG, SCRIPT)
     options: dict[str, str] = {}
     for word in words[2:]:
         match = _OPTION.fullmatch(word)

@@ -10,18 +10,21 @@ from gbsite.examples import record
 from gbsite.examples.record import Record
 
 if TYPE_CHECKING:
-    from gbsite.docs.markdown import Fence
+    from gbsite.docs.markdown import Caption, Fence
+
+WRONG_TITLE = "Silent wrong result"  # the warning box a gb-wrong block is shown in
 
 
 class ExampleCaptions:
     """Says above a gb-repro or gb-fix block what it shows, and what it did with each torch
-    release of the examples: `torch 2.13.0 breaks · 2.14.1 breaks · 2.15.0 no break`."""
+    release of the examples: `torch 2.13.0 breaks · 2.14.1 breaks · 2.15.0 no break`; a
+    gb-wrong block is shown in a warning box, saying with which releases the value is wrong."""
 
     def __init__(self, runs: Record, releases: Sequence[str]) -> None:
         self.runs = runs
         self.releases = releases
 
-    def __call__(self, fence: Fence, gb_id: str) -> str | None:
+    def __call__(self, fence: Fence, gb_id: str) -> str | Caption | None:
         from html import escape
 
         from gbsite.examples import annotations as examples
@@ -51,6 +54,15 @@ class ExampleCaptions:
             return None  # `gbsite check` reports the bad info string
         if a is None:
             return None
+        if a.kind == examples.WRONG:
+            from gbsite.docs.markdown import Caption
+
+            what = (
+                "Without a graph break or an error, torch.compile computes another value than "
+                "plain PyTorch; the program asserts that they differ"
+            )
+            key = (gb_id, examples.digest(a.kind, a.compile_name, a.backend, fence.code))
+            return Caption(f"{what} · {self.outcomes(key, a.kind)}", WRONG_TITLE)
         call = f"<code>torch.compile({escape(a.compile_name)}, fullgraph=True)</code>"
         if a.compile_name == examples.SCRIPT:
             what = (

@@ -25,7 +25,7 @@ from gbsite import releases as releases_
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
 from gbsite.examples import record as runs
-from gbsite.examples.annotations import LIMIT, RECOMPILES, Block, blocks_of, scan
+from gbsite.examples.annotations import LIMIT, RECOMPILES, WRONG, Block, blocks_of, scan
 from gbsite.examples.record import Record
 from gbsite.examples.status import (
     LATER,
@@ -192,7 +192,10 @@ def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
         ]
     declared = next((d for d in declarations if d.since is None), None)
     later = tuple(sorted((d for d in declarations if d.since), key=lambda d: order(str(d.since))))
-    shown = [b for b in blocks if not b.runnable]
+    # A gb-wrong warns of a wrong value near the page's subject: it says nothing of the break,
+    # so the page's state neither counts it nor needs it.
+    examples = [b for b in blocks if b.kind != WRONG]
+    shown = [b for b in examples if not b.runnable]
     if declared is None:
         problems += [
             Problem(
@@ -231,7 +234,7 @@ def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
                 b.path,
                 b.line,
             )
-            for b in blocks
+            for b in examples
             if not b.since
         ]
     if problems:
@@ -390,6 +393,7 @@ def page_coverage(
     repro broke with an older one)."""
     if page is None:
         return PageCoverage(gb_id, "none")
+    examples = [b for b in page.blocks if b.kind != WRONG]  # a warning, not an example of it
     states = tuple(
         BlockState(
             b.kind,
@@ -400,7 +404,7 @@ def page_coverage(
             if b.runnable and b.key in record.rows
             else (),
         )
-        for b in page.blocks
+        for b in examples
     )
     declared = page.declared_for(release)
     if declared is not None:
@@ -415,7 +419,7 @@ def page_coverage(
         # A repro that stopped breaking says enough; else blocks not run yet are pending,
         # never "none": the blocks are there, their runs are not.
         pending = release in releases and any(
-            b.runnable and record.missing(b.key, (release,)) for b in page.blocks
+            b.runnable and record.missing(b.key, (release,)) for b in examples
         )
         status = "fixed" if fixed_here else "pending" if pending else "none"
     return PageCoverage(gb_id, status, states, declared, page.words)

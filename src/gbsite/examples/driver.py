@@ -141,6 +141,7 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
         "calls": None,  # of the compiled NAME, in the compiled modes
         "compiles": None,  # graphs Dynamo compiled in NAME's calls: over one, it recompiled
         "recompile_limit": None,
+        "last": False,  # the statement that raised was the program's last (a gb-wrong's assert)
     }
     try:
         logged = capture_graph_break_logs() if mode == "logged" else []
@@ -153,7 +154,8 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
         namespace: dict[str, Any] = main.__dict__
         sys.modules["__main__"] = main
         try:
-            for statement in module.body:
+            for n, statement in enumerate(module.body, 1):
+                result["last"] = n == len(module.body)
                 code = compile(ast.Module(body=[statement], type_ignores=[]), "<example>", "exec")
                 exec(code, namespace)  # running the example is the point
                 if not result["bound"] and binds(statement, name):
@@ -168,6 +170,7 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
                             result,
                         )
             result["status"] = "completed"
+            result["last"] = False
             result["logged"] = logged
         except BaseException as error:  # every outcome is reported
             result["status"] = "raised"

@@ -3,16 +3,19 @@ outcome for the record)? A gb-repro must break with its page's id when compiled 
 PyTorch; a gb-fix must run to the end without any graph break, having called its callable at
 least twice (a fix that serves one input says nothing of the next), and without recompiling
 more than once unless its fence says `recompiles=yes`. A `compile=none` block is judged on its
-one run as written."""
+one run as written, and so is a gb-wrong: it documents a wrong value while it runs to the end
+(its last statement, an assert that the compiled value differs from the eager one, holds), and
+says that torch computes the value right when that assertion fails."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from gbsite.examples import record
-from gbsite.examples.annotations import EAGER_RAISES, NO_FULLGRAPH, RECOMPILES, Block
+from gbsite.examples.annotations import EAGER_RAISES, NO_FULLGRAPH, RECOMPILES, WRONG, Block
 
 _URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
 MIN_CALLS = 2  # of a fix's compiled callable: real code calls it again, with other inputs
@@ -89,6 +92,8 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
         return result(
             error, "the program printed output; examples must be quiet", run.stdout[-1500:]
         )
+    if block.kind == WRONG:
+        return result(*wrong_value(block, outcome))
     if block.kind == "gb-repro" and block.fullgraph == NO_FULLGRAPH:
         if outcome["status"] != "completed":
             return result(
@@ -151,6 +156,34 @@ def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = No
             f"names torch._dynamo.config.recompile_limit ({limit} here)",
         )
     return result(record.RUNS, f"runs without a graph break, {calls} calls")
+
+
+def wrong_value(block: Block, outcome: dict[str, Any]) -> tuple[str, str, str]:
+    """A gb-wrong's outcome, summary and details. Only its own last statement, an assert, may
+    fail: an AssertionError from anywhere else (a bug in the example, or in torch) says nothing
+    about the value."""
+    try:
+        last = ast.parse(block.code).body[-1:]
+    except SyntaxError:  # it ran, with a newer Python than this one
+        last = []
+    if not (last and isinstance(last[0], ast.Assert)):
+        return (
+            record.ERROR,
+            "a gb-wrong ends with an assert that the compiled value differs from the eager one",
+            "",
+        )
+    message = str(outcome.get("message") or "")
+    if outcome["status"] == "completed":
+        return record.WRONG, "torch.compile gives a wrong value, without a graph break", ""
+    if outcome["error_type"] == "builtins.AssertionError" and outcome.get("last"):
+        return (
+            record.CORRECT,
+            "its final assert failed: with this torch the compiled value is right",
+            message[:1500],
+        )
+    ids = linked_ids(message + "\n" + "\n".join(str(m) for m in outcome.get("chain") or []))
+    raised = f"graph break {', '.join(ids)}" if ids else str(outcome["error_type"])
+    return record.ERROR, f"raised {raised}; a gb-wrong runs to its final assert", message[:1500]
 
 
 def linked_ids(text: str) -> list[str]:

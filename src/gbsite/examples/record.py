@@ -30,6 +30,7 @@ from pathlib import Path
 
 from gbsite import releases
 from gbsite.errors import GbsiteError
+from gbsite.examples.annotations import KINDS
 from gbsite.fs.files import check_input, decode_utf8, write_if_changed
 from gbsite.fs.lock import locked
 from gbsite.registry import yamlio
@@ -41,10 +42,12 @@ RUNS = "runs"  # a gb-fix ran to the end without a graph break, calling the comp
 ONCE = "once"  # a gb-fix ran without a graph break but called the compiled code only once
 RECOMPILES = "recompiles"  # a gb-fix recompiled more than once, and its fence does not say so
 EAGER_FAILS = "eager-fails"  # broke as promised, but fails without torch.compile as well
+WRONG = "wrong"  # a gb-wrong ran to the end: torch.compile still computes the wrong value
+CORRECT = "correct"  # a gb-wrong's final assertion failed: this torch computes the value right
 ERROR = "error"  # raised something else, printed output, or never called the compiled code
 OTHER = "breaks "  # + ids: broke with other graph breaks ("breaks GB0059")
 _OUTCOME = re.compile(
-    r"breaks|no-break|runs|once|recompiles|eager-fails|error|breaks( GB[0-9]{4})+"
+    r"breaks|no-break|runs|once|recompiles|eager-fails|wrong|correct|error|breaks( GB[0-9]{4})+"
 )
 
 MAX_BYTES = 32 * 2**20  # about 30 times the record of today's ~1,000 blocks
@@ -62,8 +65,9 @@ def valid_outcome(text: str) -> bool:
 
 
 def passing(kind: str) -> str:
-    """The outcome a block promises: a repro breaks with its page's id, a fix runs."""
-    return BREAKS if kind == "gb-repro" else RUNS
+    """The outcome a block promises: a repro breaks with its page's id, a fix runs, a gb-wrong
+    shows the wrong value."""
+    return {"gb-repro": BREAKS, "gb-wrong": WRONG}.get(kind, RUNS)
 
 
 def other_break(ids: Iterable[str]) -> str:
@@ -79,6 +83,8 @@ def describe(outcome: str) -> str:
         ONCE: "called once",
         RECOMPILES: "recompiles unannounced",
         EAGER_FAILS: "fails without torch.compile too",
+        WRONG: "gives a wrong value",
+        CORRECT: "computes it right",
         ERROR: "fails",
     }.get(outcome, outcome)
 
@@ -235,8 +241,8 @@ def _row(path: Path, n: int, item: object, where: yamlio.Locator) -> Row:
     for key, form in (("id", _ID), ("sha256", _SHA256)):
         if not isinstance(item[key], str) or not form.fullmatch(item[key]):
             raise bad(f"{key} is not {'an id like GB0025' if key == 'id' else 'a sha256'}", key)
-    if item["kind"] not in ("gb-repro", "gb-fix"):
-        raise bad("kind is gb-repro or gb-fix", "kind")
+    if item["kind"] not in KINDS:
+        raise bad("kind is gb-repro, gb-fix or gb-wrong", "kind")
     line = item.get("line", 1)
     if not isinstance(line, int) or isinstance(line, bool) or not 0 < line < 10**9:
         raise bad("line is a line number", "line")

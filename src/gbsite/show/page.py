@@ -38,8 +38,9 @@ def parse_id(text: str) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    """An annotated gb-repro or gb-fix block, with the prose just above it (what it shows, when
-    to choose the fix and what it costs) and what it did with each release of the examples."""
+    """An annotated gb-repro, gb-fix or gb-wrong block, with the prose just above it (what it
+    shows, when to choose the fix and what it costs) and what it did with each release of the
+    examples."""
 
     kind: str
     line: int  # of the opening fence in the docs file
@@ -48,7 +49,7 @@ class Example:
     after: str  # for the last block of a section: the Markdown after it, to the next heading
     needs: str  # shown, not run (cuda, distributed, ...); "" when run
     since: str  # written for this release and later; "" for the page's home
-    promise: str  # the outcome that keeps its promise: breaks (repro) or runs (fix)
+    promise: str  # the outcome that keeps its promise: breaks (repro), runs (fix), wrong
     outcomes: tuple[tuple[str, str | None], ...]  # (release, outcome or None: not run)
 
 

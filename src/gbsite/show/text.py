@@ -8,6 +8,8 @@ import textwrap
 from dataclasses import dataclass
 
 from gbsite.examples import record as runs
+from gbsite.examples.annotations import WRONG
+from gbsite.examples.captions import WRONG_TITLE
 from gbsite.show.page import Example, Shown
 
 WIDTH = 100  # wrap prose at this width, or the terminal's if narrower
@@ -88,6 +90,9 @@ def render(page: Shown, style: Style = PLAIN) -> str:
     for n, example in enumerate(fixes, 1):
         title = "Fix" if len(fixes) == 1 else f"Fix {n}"
         out += ["", s.bold(f"{title}: runs without a graph break"), *_example(example, s)]
+    for example in (e for e in page.examples if e.kind == WRONG):
+        what = f"{WRONG_TITLE}: another value than plain PyTorch, without a graph break"
+        out += ["", s.bold(what), *_example(example, s)]
     if not page.examples and page.declared is None:
         out += ["", "No example on this page yet: write one (README: Writing a page)."]
     out += ["", s.bold("PyTorch's registry")]
