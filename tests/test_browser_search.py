@@ -237,6 +237,10 @@ def test_index_loads_only_when_search_is_used(browser: Any, base_url: str) -> No
     page.locator("#search-input").focus()
     page.wait_for_function("!!window.GBSITE_SEARCH")
     assert any(url.endswith("assets/search-index.js") for url in requested)
+    # The engine and the search box, each once; the box runs after the engine it calls.
+    for script in ("assets/search-engine.js", "assets/search.js"):
+        assert sum(url.endswith(script) for url in requested) == 1
+    assert page.evaluate("!!window.gbsiteSearchEngine && !!window.gbsiteSearch")
     context.close()
 
 

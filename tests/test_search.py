@@ -285,7 +285,8 @@ def run_stdin(project: Project, text: str) -> Any:
 
 # ---- one set of rules for `gbsite lookup` and the browser ------------------------------------
 
-SEARCH_JS = REPO / "templates" / "assets" / "search.js"
+SEARCH_JS = REPO / "templates" / "assets" / "search.js"  # the search box
+ENGINE_JS = REPO / "templates" / "assets" / "search-engine.js"  # what it calls to find matches
 
 
 def index_rules(script: str) -> dict[str, Any]:
@@ -309,8 +310,9 @@ def test_a_changed_rule_changes_the_emitted_index(
     assert index.parse_index_js(index.index_js(few, [], releases)) == few  # still read back
 
 
-def test_search_js_keeps_no_rules_of_its_own() -> None:
-    script = SEARCH_JS.read_text()
+@pytest.mark.parametrize("path", [SEARCH_JS, ENGINE_JS], ids=lambda p: p.name)
+def test_search_js_keeps_no_rules_of_its_own(path: Path) -> None:
+    script = path.read_text()
     sources = [source for source, _ in rules.PATTERNS.values()]
     for source in sources:
         for spelling in (source, json.dumps(source)[1:-1], source.replace("/", r"\/")):
@@ -320,6 +322,59 @@ def test_search_js_keeps_no_rules_of_its_own() -> None:
     weight = r"\b(?:type|old_type|explanation|hints|context|info|threshold)\s*:\s*\d"
     assert re.findall(weight, script) == []
     assert "a-z0-9_" not in script
+
+
+def js_code(path: Path) -> str:
+    """A script without its comments (none of ours has `//` inside a string)."""
+    return re.sub(r"(?m)(?:^|\s)//.*$", "", path.read_text())
+
+
+def test_the_engine_does_not_touch_the_page() -> None:
+    """search-engine.js is pure: the page (and the browser's globals) are search.js's."""
+    code = js_code(ENGINE_JS)
+    page = r"\b(?:document|window|location|history|navigator|sessionStorage|localStorage)\b"
+    assert re.findall(page, code) == []
+    assert "gbsiteSearchEngine" in code  # what it gives search.js
+    assert "document." in js_code(SEARCH_JS)  # the check reads real code
+
+
+# Engine functions named otherwise than their twins, and why: the compiled rules (Python
+# compiles one pattern at a time), the index read from the browser's object rather than bytes,
+# and a word's score as a function rather than a class's method.
+RENAMED = {"compileRules", "parseIndex", "wordScore"}
+
+
+def camel(name: str) -> str:
+    """A Python name as its JavaScript twin spells it: camelCase, a leading _ dropped."""
+    head, *rest = name.lstrip("_").split("_")
+    return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+def test_each_engine_function_names_its_python_twin() -> None:
+    """The table in search-engine.js's header: every function of the engine is in it (or among
+    the helpers with no twin), and the Python function each row names exists, with the name
+    the JavaScript one is made from. Renaming one side without the other fails here."""
+    import importlib
+
+    script = ENGINE_JS.read_text()
+    header = script[: script.index("(function (global)")]
+    rows = re.findall(r"(?m)^//   ([A-Za-z][\w.]*) +(\w+)\.([\w.]+)", header)
+    helpers_line = header[header.index("Helpers with no twin") :]
+    helpers = set(re.findall(r"(\w+) \(", helpers_line[helpers_line.index(":") :]))
+    defined = set(re.findall(r"(?m)^  function (\w+)\(", script))
+    defined |= {
+        f"{c}.prototype.{m}" for c, m in re.findall(r"(?m)^  (\w+)\.prototype\.(\w+) =", script)
+    }
+    assert len(rows) >= 30 and "setOf" in helpers
+    assert {js for js, _, _ in rows} | helpers == defined
+    for js, module, name in rows:
+        twin: Any = importlib.import_module(f"gbsite.search.{module}")
+        for attr in name.split("."):
+            twin = getattr(twin, attr)  # fails if the Python function was renamed
+        assert callable(twin), name
+        if js.split(".")[0] not in RENAMED:
+            python = ".".join(camel(part) for part in name.split("."))
+            assert js.replace(".prototype", "") == python, (js, name)
 
 
 def test_runtime_expressions_are_the_texts_the_registry_flags(entries: list[SearchEntry]) -> None:

@@ -1,578 +1,12 @@
-// gbsite search: loaded by site.js when the search box is first used (at once on the index page).
-// The algorithm runs the steps of src/gbsite/search/ (engine.py, logs.py, words.py) one by one,
-// with the rules of src/gbsite/search/rules.py (patterns, weights, scores, stop words, limits)
-// that the search index carries: this file keeps no copy of them, so it cannot drift from
-// `gbsite lookup`. tests/test_browser_search.py runs the same queries through both.
+// gbsite search box: loaded by site.js when the search box is first used (at once on the index
+// page), right after search-engine.js, which finds the matches (`gbsite lookup`'s steps, in the
+// browser). This file is the page's part: loading the index, the results with their snippets,
+// the popup and its keys, and the index page's filters and history.
 (function () {
   "use strict";
 
-  // ---- the search algorithm (the steps of src/gbsite/search/) ----------------------------
-
-  // The rules of the index being searched, compiled (compileRules): set by lookup().
-  var R = null;
-
-  function compileRules(raw) {
-    function pattern(name, extraFlags) {
-      var p = raw.patterns[name];
-      return new RegExp(p[0], p[1] + (extraFlags || ""));
-    }
-    return {
-      logPrefix: pattern("log_prefix", "g"),
-      escape: pattern("escape", "g"),
-      loose: pattern("loose", "g"),
-      cut: pattern("cut", "g"),
-      reprEnd: pattern("repr_end"),
-      urlId: pattern("url_id"),
-      urlIdAll: pattern("url_id", "g"),
-      idQuery: pattern("id_query"),
-      placeholder: pattern("placeholder"),
-      markers: pattern("markers", "g"),
-      word: pattern("word", "g"),
-      exceptionHeader: pattern("exception_header", "g"),
-      userWarning: pattern("user_warning", "g"),
-      runtimeExpression: pattern("runtime_expression"),
-      wordChars: raw.wordChars,
-      boundary: raw.boundary,
-      marks: raw.marks,
-      logSigns: raw.logSigns,
-      logSignsAnyCase: raw.logSignsAnyCase,
-      logScores: raw.logScores,
-      weights: raw.weights,
-      wordScores: raw.wordScores,
-      stopWords: setOf(raw.stopWords),
-      limits: raw.limits,
-      notes: raw.notes,
-      // What is made from the rules, once per index: registry texts ready to match.
-      texts: Object.create(null)
-    };
-  }
-  // A map with no inherited keys: a word such as "constructor" must not find Object's.
-  function setOf(items) {
-    var set = Object.create(null);
-    items.forEach(function (item) { set[item] = 1; });
-    return set;
-  }
-
-  function squash(s) { return s.replace(/\s+/g, " ").trim(); }
-  function words(s) { return s.toLowerCase().match(R.word) || []; }
-  function wordsOf(s) { return words(s).join(" "); }
-  function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
-  function format(template, values) {
-    return template.replace(/\{(\w+)\}/g, function (all, name) { return String(values[name]); });
-  }
-
-  // ---- registry texts against a log's text (src/gbsite/search/match.py) ----
-
-  var GRAM = 8;
-  function loose(s) { return s.replace(R.loose, ""); }
-  function hasCut(s) { return s.indexOf("...") >= 0 || s.indexOf("\u2026") >= 0; }
-
-  function compileText(value) {
-    var found = R.texts[value];
-    if (!found) {
-      var pieces = value.indexOf("{") >= 0 ? value.split(R.placeholder) : [value];
-      var looses = pieces.map(loose);
-      var parts = looses.filter(Boolean);
-      var stripped = value.trim();
-      var strict = [];
-      pieces.forEach(function (p, i) {
-        var s = p.replace(/\s+/g, "");
-        if (looses[i] && s) strict.push(s);
-      });
-      found = R.texts[value] = {
-        parts: parts, strict: strict, openStart: !looses[0], openEnd: !looses[looses.length - 1],
-        chars: parts.join("").length,
-        usable: !!parts.length && !R.runtimeExpression.test(stripped) &&
-          !!stripped.split(R.placeholder).join("").trim()
-      };
-    }
-    return found;
-  }
-
-  var EMPTY = { loose: "", strict: "", bounds: Object.create(null), order: [], cuts: [] };
-  function target(text, withBounds) {
-    if (!text) return EMPTY;
-    var out = loose(text), bounds = Object.create(null), order = [], m;
-    if (withBounds) {
-      bounds[0] = 1;
-      var removed = 0;
-      R.loose.lastIndex = 0;
-      while ((m = R.loose.exec(text))) {
-        bounds[m.index - removed] = 1;
-        removed += m[0].length;
-      }
-      for (var i = 0; i < out.length; i++) if (R.boundary.indexOf(out[i]) >= 0) bounds[i + 1] = 1;
-      order = Object.keys(bounds).map(Number).sort(function (a, b) { return a - b; });
-    }
-    var cuts = [];
-    if (hasCut(out)) {
-      R.cut.lastIndex = 0;
-      while ((m = R.cut.exec(out)) && cuts.length < R.limits.cuts) cuts.push(m.index);
-    }
-    return { loose: out, strict: text.replace(/\s+/g, ""), bounds: bounds, order: order, cuts: cuts };
-  }
-
-  function restInOrder(parts, s, pos) {
-    for (var i = 0; i < parts.length; i++) {
-      var found = s.indexOf(parts[i], pos);
-      if (found < 0) return -1;
-      pos = found + parts[i].length;
-    }
-    return pos;
-  }
-  function firstAtBound(part, t) {
-    var found = t.loose.indexOf(part);
-    while (found >= 0 && !t.bounds[found]) found = t.loose.indexOf(part, found + 1);
-    return found;
-  }
-
-  function matches(text, t, mode) {
-    if (!text.usable || !t.loose) return false;
-    var parts = text.parts, s = t.loose, start;
-    if (mode === "prefix") {
-      if (!text.openStart && !s.startsWith(parts[0])) return false;
-      return restInOrder(parts, s, 0) >= 0;
-    }
-    if (mode === "any" && text.openStart) return restInOrder(parts, s, 0) >= 0;
-    if (mode === "any") {
-      start = firstAtBound(parts[0], t);
-      return start >= 0 && restInOrder(parts.slice(1), s, start + parts[0].length) >= 0;
-    }
-    var last = parts[parts.length - 1], limit;
-    if (text.openEnd) {
-      limit = s.length;
-    } else if (!s.endsWith(last)) {
-      return false;
-    } else {
-      limit = s.length - last.length;
-      if (parts.length === 1) return text.openStart || !!t.bounds[limit];
-      parts = parts.slice(0, -1);
-    }
-    var end;
-    if (text.openStart) {
-      end = restInOrder(parts, s, 0);
-    } else {
-      start = firstAtBound(parts[0], t);
-      end = start < 0 ? -1 : restInOrder(parts.slice(1), s, start + parts[0].length);
-    }
-    return end >= 0 && end <= limit;
-  }
-
-  function exact(text, t) {
-    return text.strict.every(function (p) { return t.strict.indexOf(p) >= 0; });
-  }
-
-  function cutFrom(text, s, start) {
-    var rest = s.slice(start), first = text.parts[0], min = R.limits.cut_min_chars;
-    if (rest.length < min) return false;
-    if (first.startsWith(rest)) return true;
-    if ((text.parts.length === 1 && !text.openEnd) || !rest.startsWith(first)) return false;
-    var chars = first.length, pos = first.length;
-    for (var i = 1; i < text.parts.length; i++) {
-      var found = rest.indexOf(text.parts[i], pos);
-      if (found < 0) break;
-      chars += text.parts[i].length;
-      pos = found + text.parts[i].length;
-    }
-    return chars >= min;
-  }
-
-  function cutMatch(text, t, mode) {
-    if (!text.usable || text.openStart || text.parts[0].length < GRAM || !t.cuts.length) return false;
-    return t.cuts.some(function (cut) {
-      var s = t.loose.slice(0, cut);
-      if (mode === "prefix") return cutFrom(text, s, 0);
-      return t.order.some(function (b) { return b < cut && cutFrom(text, s, b); });
-    });
-  }
-
-  function cutStarts(t, mode) {
-    var out = [];
-    t.cuts.forEach(function (cut) {
-      var starts = mode === "prefix" ? [0] : t.order.filter(function (b) { return b < cut; });
-      starts.forEach(function (b) {
-        if (cut - b >= R.limits.cut_min_chars) out.push(t.loose.slice(b, b + GRAM));
-      });
-    });
-    return out;
-  }
-
-  // The pre-filter: each entry's keys (match.keys_of, in the index) against the grams of
-  // a log's text; never leaves out an entry that could match.
-  function candidatesFor(data) {
-    if (!data.candidates) {
-      var c = { grams: Object.create(null), starts: Object.create(null), shorts: Object.create(null) };
-      var tables = { g: c.grams, s: c.starts, w: c.shorts };
-      data.entries.forEach(function (entry, i) {
-        entry.keys.split(" ").forEach(function (key) {
-          if (!key) return;
-          var table = tables[key[0]], k = key.slice(2);
-          (table[k] || (table[k] = [])).push(i);
-        });
-      });
-      data.candidates = c;
-    }
-    return data.candidates;
-  }
-  function candidatesOf(c, texts, starts) {
-    var found = Object.create(null);
-    function add(ids) { if (ids) ids.forEach(function (i) { found[i] = 1; }); }
-    texts = texts.filter(Boolean);
-    texts.forEach(function (s) {
-      var seen = Object.create(null);
-      for (var i = 0; i + GRAM <= s.length; i++) {
-        var key = s.slice(i, i + GRAM);
-        if (!seen[key]) { seen[key] = 1; add(c.grams[key]); }
-      }
-    });
-    var joined = texts.join("\n");
-    if (joined) Object.keys(c.shorts).forEach(function (k) { if (joined.indexOf(k) >= 0) add(c.shorts[k]); });
-    starts.forEach(function (k) { add(c.starts[k]); });
-    return Object.keys(found).map(Number).sort(function (a, b) { return a - b; });
-  }
-
-  // ---- reading a log (src/gbsite/search/logs.py) ----
-
-  var ESCAPES = { n: "\n", r: "\n", t: " ", "'": "'", "\"": "\"", "\\": "\\" };
-  function prepare(text) {
-    text = text.replace(/\r\n/g, "\n");
-    if (text.indexOf("\\") >= 0) text = text.replace(R.escape, function (m) { return ESCAPES[m[m.length - 1]]; });
-    return text.replace(R.logPrefix, "");
-  }
-
-  function lineEnd(text, start, next) {
-    var newline = text.indexOf("\n", start);
-    var stops = [];
-    if (next) stops.push(next.index);
-    if (newline >= 0) stops.push(newline);
-    return stops.length ? Math.min.apply(null, stops) : text.length;
-  }
-
-  function parseLog(text) {
-    text = prepare(text);
-    var marks = [], m;
-    R.markers.lastIndex = 0;
-    while ((m = R.markers.exec(text))) marks.push({ text: m[0], index: m.index, end: m.index + m[0].length });
-    var explanation = R.marks.explanation;
-    if (!marks.some(function (mark) { return mark.text === explanation; })) {
-      return recordsWithoutExplanations(text, marks);
-    }
-    var fieldChars = R.limits.field_chars;
-    var names = Object.create(null);
-    names[R.marks.explanation] = 0; names[R.marks.hint] = 1; names[R.marks.context] = 2;
-    var records = [], fields = null, before = "", urlId = null;
-    function finish() {
-      if (!fields) return;
-      var f = fields.map(function (parts) { return squash(parts.join(" ").slice(0, fieldChars)); });
-      records.push({ before: before, explanation: f[0], hints: f[1], context: f[2], urlId: urlId });
-    }
-    marks.forEach(function (mark, i) {
-      var stop = i + 1 < marks.length ? marks[i + 1].index : text.length;
-      var body = text.slice(mark.end, Math.min(stop, mark.end + fieldChars));
-      if (mark.text === explanation) {
-        finish();
-        var start = i ? marks[i - 1].end : 0;
-        before = squash(text.slice(Math.max(start, mark.index - R.limits.before_chars), mark.index));
-        fields = [[], [], []];
-        urlId = null;
-      }
-      if (!fields) return;
-      if (mark.text in names) fields[names[mark.text]].push(body);
-      else if (mark.text.indexOf(R.marks.link) === 0 && urlId === null) {
-        var found = R.urlId.exec(body);
-        urlId = found ? "GB" + found[1] : null;
-      }
-    });
-    finish();
-    return records;
-  }
-
-  function record(before, explanation, hints) {
-    return { before: before, explanation: explanation, hints: hints, context: "", urlId: null };
-  }
-  function recordsWithoutExplanations(text, marks) {
-    var found = [], m, fieldChars = R.limits.field_chars;
-    marks.forEach(function (mark, i) {
-      if (mark.text !== R.marks.reason) return;
-      var end = reasonEnd(text, mark.end, marks[i + 1]);
-      found.push([mark.index, record(squash(text.slice(mark.end, end)), "", "")]);
-    });
-    R.exceptionHeader.lastIndex = 0;
-    while ((m = R.exceptionHeader.exec(text))) {
-      var header = m[1].slice(0, R.limits.before_chars).replace(R.reprEnd, "");
-      found.push([m.index, record(squash(header), "", "")]);
-    }
-    R.userWarning.lastIndex = 0;
-    while ((m = R.userWarning.exec(text))) {
-      found.push([m.index, record("", squash(m[1].slice(0, fieldChars)), squash(m[2].slice(0, fieldChars)))]);
-    }
-    found.sort(function (a, b) { return a[0] - b[0]; });
-    return found.map(function (f) { return f[1]; });
-  }
-  function reasonEnd(text, start, next) {
-    var stop = next ? next.index : text.length;
-    var end = lineEnd(text, start, next);
-    if (!/:$/.test(text.slice(start, end).replace(/\s+$/, ""))) return end;
-    var pos = end + 1;
-    while (pos < stop) {
-      var lineStop = lineEnd(text, pos, next);
-      if (text.slice(pos, lineStop).trim()) return lineStop;
-      pos = lineStop + 1;
-    }
-    return Math.min(end, stop);
-  }
-
-  function targetsOf(record) {
-    return { before: target(record.before, true), explanation: target(record.explanation),
-             context: target(record.context), hints: target(record.hints) };
-  }
-
-  // [penalty, how]: how is "exact", "loose" or "cut", or "" when the text does not match.
-  function part(value, t, mode) {
-    var text = compileText(value), S = R.logScores;
-    if (matches(text, t, mode)) return exact(text, t) ? [0, "exact"] : [S.loose, "loose"];
-    if (mode !== "any" && cutMatch(text, t, mode)) return [S.cut, "cut"];
-    return [0, ""];
-  }
-
-  function scoreRecord(entry, t) {
-    var best = 0, why = "", S = R.logScores;
-    entry.texts.forEach(function (text, n) {
-      var score = 0, reasons = [];
-      [[text.type, t.before, "suffix", "type", "graph-break type"],
-       [text.explanation, t.explanation, "prefix", "explanation", "explanation"],
-       [text.context, t.context, "prefix", "context", "context"]].forEach(function (f) {
-        if (!f[0] || !f[1].loose) return;
-        var found = part(f[0], f[1], f[2]);
-        if (!found[1]) return;
-        score += S[f[3]] - found[0];
-        reasons.push(found[1] === "cut" ? "start of the " + f[4] : f[4]);
-      });
-      var hits = t.hints.loose ? text.hints.filter(function (h) {
-        return squash(h).length >= S.hint_min_chars && matches(compileText(h), t.hints, "any");
-      }).length : 0;
-      if (hits) { score += S.hint * hits; reasons.push("hints"); }
-      if (score && n === 0) score += S.current;
-      if (score > best) {
-        best = score;
-        why = "matches the " + reasons.join(", ") + (text.period ? " (" + text.period + ")" : "");
-      }
-    });
-    if (best && entry.removed) best -= S.removed;
-    return [best, why];
-  }
-
-  function bestMatch(record, data) {
-    var fields = [record.before, record.explanation, record.context, record.hints];
-    var texts = fields.map(loose), starts = [];
-    if (texts.slice(0, 3).some(hasCut)) {
-      starts = starts.concat(cutStarts(target(record.before, true), "suffix"),
-        cutStarts(target(record.explanation), "prefix"), cutStarts(target(record.context), "prefix"));
-    }
-    var found = candidatesOf(candidatesFor(data), texts, starts);
-    if (!found.length) return null;
-    var t = targetsOf(record), best = null;
-    found.forEach(function (i) {
-      var s = scoreRecord(data.entries[i], t);
-      if (s[0] > (best ? best.score : 0)) best = { entry: data.entries[i], score: s[0], why: s[1] };
-    });
-    return best && best.score >= R.logScores.threshold ? best : null;
-  }
-
-  function Budget() {
-    this.seconds = R.limits.seconds;
-    this.deadline = Date.now() + this.seconds * 1000;
-    this.stopped = null;
-  }
-  Budget.prototype.over = function () { return Date.now() >= this.deadline; };
-
-  function linkedIds(text) {
-    var ids = [], seen = Object.create(null), m;
-    R.urlIdAll.lastIndex = 0;
-    while ((m = R.urlIdAll.exec(text))) {
-      var id = "GB" + m[1];
-      if (!seen[id]) { seen[id] = 1; ids.push(id); }
-    }
-    return ids;
-  }
-
-  function lookupLog(text, data, budget) {
-    var matches = [], seen = Object.create(null), link = R.logScores.link, byId = data.byId;
-    var scored = Object.create(null);
-    var records = parseLog(text);
-    for (var n = 0; n < records.length; n++) {
-      if (budget.over()) { budget.stopped = [n, records.length]; break; }
-      var r = records[n], found = null;
-      if (r.urlId && byId[r.urlId]) {
-        found = { entry: byId[r.urlId], score: link, why: "the link in your log" };
-      } else {
-        var key = [r.before, r.explanation, r.hints, r.context].join("\u0000");
-        if (!(key in scored)) scored[key] = bestMatch(r, data);
-        found = scored[key];
-      }
-      if (found && !seen[found.entry.id]) { seen[found.entry.id] = 1; matches.push(found); }
-    }
-    linkedIds(text).forEach(function (id) {
-      if (byId[id] && !seen[id]) {
-        seen[id] = 1;
-        matches.push({ entry: byId[id], score: link, why: "the link in your log" });
-      }
-    });
-    return matches;
-  }
-
-  function lookupQuoted(text, data, budget) {
-    var L = R.limits, S = R.logScores;
-    if (budget.over() || text.length < L.quote_min_chars) return [];
-    var t = target(prepare(text.slice(0, L.quote_chars)), true);
-    var found = [];
-    candidatesOf(candidatesFor(data), [t.loose], []).forEach(function (i) {
-      var entry = data.entries[i], best = null;
-      entry.texts.forEach(function (tn, n) {
-        [[tn.type, "type", "graph-break type"], [tn.explanation, "explanation", "explanation"]]
-          .forEach(function (f) {
-            var text = compileText(f[0]);
-            if (text.chars < L.quote_min_chars || !matches(text, t, "any")) return;
-            var score = S[f[1]] + (n === 0 ? S.current : 0);
-            if (!exact(text, t)) score -= S.loose;
-            if (!best || score > best.score || (score === best.score && text.chars > best.chars)) {
-              best = { score: score, chars: text.chars,
-                       why: "quotes the " + f[2] + (tn.period ? " (" + tn.period + ")" : "") };
-            }
-          });
-      });
-      if (best) {
-        var score = best.score - (entry.removed ? S.removed : 0);
-        found.push({ chars: best.chars, match: { entry: entry, score: score, why: best.why } });
-      }
-    });
-    found.sort(function (a, b) {
-      return b.match.score - a.match.score || b.chars - a.chars ||
-        (a.match.entry.id < b.match.entry.id ? -1 : 1);
-    });
-    return found.map(function (f) { return f.match; });
-  }
-
-  function queryWords(query) {
-    var all = words(query);
-    var meaningful = all.filter(function (w) { return !R.stopWords[w]; });
-    return meaningful.length ? meaningful : all;
-  }
-
-  function fieldsOf(entry) {
-    if (!entry.fields) {
-      var values = [], W = R.weights;
-      entry.texts.forEach(function (t, n) {
-        values.push([n === 0 ? W.type : W.old_type, t.type]);
-        values.push([W.explanation, t.explanation], [W.context, t.context],
-                    [W.hints, t.hints.join(" ")]);
-      });
-      values.push([W.info, entry.info]);
-      entry.fields = values.filter(function (v) { return v[1]; }).map(function (v) {
-        var lower = v[1].toLowerCase();
-        return { weight: v[0], vocab: setOf(words(lower)), value: lower };
-      });
-    }
-    return entry.fields;
-  }
-
-  function wordScore(word, last, fields) {
-    var best = 0, S = R.wordScores;
-    fields.forEach(function (f) {
-      if (f.vocab[word]) best = Math.max(best, f.weight);
-      else if (last && Object.keys(f.vocab).some(function (t) { return t.indexOf(word) === 0; }))
-        best = Math.max(best, f.weight * S.prefix);
-      else if (word.length >= S.inside_min_chars && f.value.indexOf(word) >= 0)
-        best = Math.max(best, f.weight * S.inside);
-    });
-    return best;
-  }
-
-  function lookupWords(query, entries) {
-    // Each distinct word once, and at most max_words of them (a whole log has thousands).
-    var seen = Object.create(null);
-    var ws = queryWords(query).filter(function (w) { return !seen[w] && (seen[w] = 1); })
-      .slice(0, R.limits.max_words);
-    if (!ws.length) return [];
-    var S = R.wordScores;
-    var phrase = wordsOf(query);
-    var scored = [];
-    entries.forEach(function (entry) {
-      var fields = fieldsOf(entry);
-      var scores = ws.map(function (w, i) { return wordScore(w, i === ws.length - 1, fields); });
-      var matched = scores.filter(function (x) { return x; }).length;
-      if (!matched) return;
-      var total = scores.reduce(function (a, b) { return a + b; }, 0);
-      if (phrase.length >= S.phrase_min_chars) {
-        var typeWords = wordsOf(entry.texts[0].type);
-        if (typeWords.indexOf(phrase) >= 0)
-          total += S.phrase_type + S.phrase_type * phrase.length / typeWords.length;
-        else if (entry.texts.some(function (t) { return wordsOf(t.explanation).indexOf(phrase) >= 0; }))
-          total += S.phrase_explanation;
-      }
-      if (entry.removed) total -= S.removed;
-      scored.push([matched, { entry: entry, score: total,
-        why: matched === ws.length ? "matches your words" : "matches some of your words" }]);
-    });
-    var complete = scored.filter(function (s) { return s[0] === ws.length; });
-    if (!complete.length) {
-      var half = Math.max(Math.floor((ws.length + 1) / 2), 1);
-      complete = scored.filter(function (s) { return s[0] >= half; });
-    }
-    return complete.map(function (s) { return s[1]; }).sort(function (a, b) {
-      return b.score - a.score || (a.entry.id < b.entry.id ? -1 : 1);
-    });
-  }
-
-  function looksLikeLog(query) {
-    var lower = query.toLowerCase();
-    R.exceptionHeader.lastIndex = 0;
-    return R.logSigns.some(function (s) { return query.indexOf(s) >= 0; }) ||
-      R.logSignsAnyCase.some(function (s) { return lower.indexOf(s) >= 0; }) ||
-      R.urlId.test(query) || R.exceptionHeader.test(query);
-  }
-
-  // What to say of an id the registry lacks (ids are GB and four digits: their order as
-  // strings is their order as numbers).
-  function unknownId(id, data) {
-    var highest = data.entries.reduce(function (a, e) { return e.id > a ? e.id : a; }, "");
-    return format(R.notes[highest && id > highest ? "newer" : "unknown"], {
-      id: id, newest: data.newest || "none", highest: highest,
-      link: new URL(root + "gb/" + id.toLowerCase() + ".html", location.href).href
-    });
-  }
-
-  // The matches, best first (for a log, each graph break in log order), with `notes`: what
-  // the user should know besides them (engine.find).
-  function lookup(query, data) {
-    R = data.rules;
-    var budget = new Budget();
-    function result(matches, notes) { matches.notes = notes; return matches; }
-    var m = R.idQuery.exec(query);
-    if (m) {
-      var entry = data.byId["GB" + m[1]];
-      return entry ? result([{ entry: entry, score: R.logScores.link, why: "its id" }], [])
-                   : result([], [unknownId("GB" + m[1], data)]);
-    }
-    var notes = [];
-    if (looksLikeLog(query)) {
-      notes = linkedIds(query).filter(function (id) { return !data.byId[id]; })
-        .map(function (id) { return unknownId(id, data); });
-      var found = lookupLog(query, data, budget);
-      if (budget.stopped) {
-        notes.push(format(R.notes.stopped, { seconds: budget.seconds, done: budget.stopped[0],
-                                             total: budget.stopped[1] }));
-      }
-      if (found.length || budget.stopped) return result(found, notes);
-    }
-    var quoted = lookupQuoted(query, data, budget);
-    if (notes.length) return result(quoted, notes);
-    var ids = Object.create(null);
-    quoted.forEach(function (q) { ids[q.entry.id] = 1; });
-    return result(quoted.concat(lookupWords(query, data.entries).filter(function (w) {
-      return !ids[w.entry.id];
-    })), notes);
-  }
+  var engine = window.gbsiteSearchEngine;
+  var squash = engine.squash;
 
   // ---- loading the index -------------------------------------------------------------------
 
@@ -583,43 +17,32 @@
   function loadIndex() {
     if (!indexPromise) {
       indexPromise = core.loadScript("assets/search-index.js").then(function () {
-        return (loaded = prepareIndex(window.GBSITE_SEARCH));
+        return (loaded = engine.parseIndex(window.GBSITE_SEARCH));
       });
     }
     return indexPromise;
   }
-  function prepareIndex(raw) {
-    var byId = Object.create(null);
-    var entries = raw.entries.map(function (row, n) {
-      var entry = {
-        id: row[0], slug: row[0].toLowerCase(), removed: !!row[1], categories: row[2],
-        added: raw.releases[row[3]], hasInfo: !!row[4], info: raw.info[n],
-        texts: row[5].map(function (t) {
-          return { type: t[0], explanation: t[1], context: t[2], hints: t[3], period: t[4] };
-        }),
-        keys: row[6]
-      };
-      byId[entry.id] = entry;
-      return entry;
+  // The matches of a query in the index (engine.find), with the notes' page links absolute.
+  function lookup(query, data) {
+    return engine.find(query, data, function (id) {
+      return new URL(root + engine.pagePath(id), location.href).href;
     });
-    return { entries: entries, byId: byId, categories: raw.categories, releases: raw.releases,
-             newest: raw.newest, rules: compileRules(raw.rules) };
   }
   // prepare: tests hand it an index whose rules they changed, to see the ranking follow them.
-  window.gbsiteSearch = { lookup: lookup, loadIndex: loadIndex, prepare: prepareIndex };
+  window.gbsiteSearch = { lookup: lookup, loadIndex: loadIndex, prepare: engine.parseIndex };
 
   // ---- rendering results --------------------------------------------------------------------
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    (children || []).forEach(function (c) {
-      node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    Object.keys(attrs || {}).forEach(function (name) { node.setAttribute(name, attrs[name]); });
+    (children || []).forEach(function (child) {
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
     });
     return node;
   }
   function plainType(type) { return type.replace(/(`+)(.+?)\1/g, "$2"); }
-  function hrefOf(entry) { return root + "gb/" + entry.slug + ".html"; }
+  function hrefOf(entry) { return root + engine.pagePath(entry.id); }
   function resultParts(match, ws) {
     var entry = match.entry;
     var type = el("span", { "class": "type" }, marked(plainType(entry.texts[0].type), ws));
@@ -634,22 +57,24 @@
   // ---- snippets: a few words of the entry that show why it matched, the words marked -------
 
   var SNIPPET_LENGTH = 150;
+  function escapeRegex(text) { return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
+  // The words where they start a word (rules "wordChars", of the index results come from).
   function wordPattern(ws) {
     if (!ws.length) return null;
     var alternatives = ws.map(escapeRegex).sort(function (a, b) { return b.length - a.length; });
-    return new RegExp("(?<![" + R.wordChars + "])(?:" + alternatives.join("|") + ")", "gi");
+    return new RegExp("(?<![" + loaded.rules.wordChars + "])(?:" + alternatives.join("|") + ")", "gi");
   }
   function snippetText(entry, ws) {
     var current = entry.texts[0];
     var candidates = [current.explanation].concat(current.hints, [current.context, entry.info]);
-    entry.texts.slice(1).forEach(function (t) { candidates.push(t.type, t.explanation); });
-    candidates = candidates.filter(function (c) { return c && c.trim(); })
-      .map(function (c) { return plainType(squash(c)); });
+    entry.texts.slice(1).forEach(function (text) { candidates.push(text.type, text.explanation); });
+    candidates = candidates.filter(function (text) { return text && text.trim(); })
+      .map(function (text) { return plainType(squash(text)); });
     var pattern = wordPattern(ws);
     for (var i = 0; pattern && i < candidates.length; i++) {
       pattern.lastIndex = 0;
-      var m = pattern.exec(candidates[i]);
-      if (m) return cut(candidates[i], m.index);
+      var found = pattern.exec(candidates[i]);
+      if (found) return cut(candidates[i], found.index);
     }
     return cut(candidates[0] || "", 0);
   }
@@ -669,18 +94,18 @@
   function marked(text, ws) {
     var pattern = wordPattern(ws);
     if (!pattern) return [text];
-    var nodes = [], pos = 0, m;
-    while ((m = pattern.exec(text))) {
-      if (m.index > pos) nodes.push(text.slice(pos, m.index));
-      nodes.push(el("mark", {}, [m[0]]));
-      pos = m.index + m[0].length;
+    var nodes = [], pos = 0, found;
+    while ((found = pattern.exec(text))) {
+      if (found.index > pos) nodes.push(text.slice(pos, found.index));
+      nodes.push(el("mark", {}, [found[0]]));
+      pos = found.index + found[0].length;
     }
     if (pos < text.length) nodes.push(text.slice(pos));
     return nodes;
   }
   // The words to mark: those of a word search (not of an id or a pasted log).
   function markWords(query, results) {
-    return results.length && /your words/.test(results[0].why) ? queryWords(query) : [];
+    return results.length && /your words/.test(results[0].why) ? engine.queryWords(query) : [];
   }
 
   // An option of the popup's listbox: no link inside (a listbox option may hold nothing
@@ -712,13 +137,13 @@
   function readState() {
     var params = new URLSearchParams(location.search);
     var state = { q: params.get("q") || "" };
-    FILTER_NAMES.forEach(function (n) { state[n] = params.get(n) || ""; });
+    FILTER_NAMES.forEach(function (name) { state[name] = params.get(name) || ""; });
     return state;
   }
   function stateUrl(state) {
     var params = new URLSearchParams();
     if (state.q && state.q.length <= MAX_URL_QUERY) params.set("q", state.q);
-    FILTER_NAMES.forEach(function (n) { if (state[n]) params.set(n, state[n]); });
+    FILTER_NAMES.forEach(function (name) { if (state[name]) params.set(name, state[name]); });
     var query = params.toString();
     return location.pathname + (query ? "?" + query : "") + location.hash;
   }
@@ -746,7 +171,7 @@
       (!state.info || row.getAttribute("data-info") === "1");
   }
   function filtered(state) {
-    return FILTER_NAMES.some(function (n) { return state[n]; });
+    return FILTER_NAMES.some(function (name) { return state[name]; });
   }
   function applyIndex(state, query) {
     var rows = table.tBodies[0].rows;
@@ -767,13 +192,13 @@
     }
     return loadIndex().then(function (data) {
       var all = lookup(query, data);
-      var results = all.filter(function (m) { return visible[m.entry.id]; });
+      var results = all.filter(function (match) { return visible[match.entry.id]; });
       renderPanel(results, all.length, query, all.notes);
       table.hidden = true;
       status.textContent = matchCount(results.length, all.length);
     });
   }
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "es"); }
+  function plural(count, word) { return count + " " + word + (count === 1 ? "" : "es"); }
   function matchCount(shown, total) {
     if (shown === total) return plural(total, "match");
     return shown + " of " + plural(total, "match") + ": the filters hide " + (total - shown);
@@ -783,7 +208,7 @@
   }
   function renderPanel(results, total, query, notes) {
     panel.textContent = "";
-    noteList(notes).forEach(function (p) { panel.appendChild(p); });
+    noteList(notes).forEach(function (note) { panel.appendChild(note); });
     if (!total) {
       if (!notes.length) panel.appendChild(el("p", { "class": "search-note" }, [
         "Nothing matches. Try fewer words, an id such as GB0025, or paste the whole message " +
@@ -795,7 +220,7 @@
     } else {
       var ws = markWords(query, results);
       var list = el("ol", { "class": "result-list", "aria-label": "Search results" });
-      results.slice(0, 100).forEach(function (m) { list.appendChild(panelItem(m, ws)); });
+      results.slice(0, 100).forEach(function (match) { list.appendChild(panelItem(match, ws)); });
       panel.appendChild(list);
       if (results.length > 100) {
         panel.appendChild(el("p", { "class": "search-note" }, [
@@ -835,16 +260,16 @@
     closePopup();
     if (!query.trim()) return;
     popup = el("div", { "class": "search-popup" });
-    noteList(results.notes || []).forEach(function (p) { popup.appendChild(p); });
+    noteList(results.notes || []).forEach(function (note) { popup.appendChild(note); });
     if (!results.length) {
       if (!popup.firstChild) popup.appendChild(el("p", { "class": "search-note" }, ["No graph break matches."]));
     } else {
       var ws = markWords(query, results);
       var list = el("ul", { role: "listbox", id: "search-listbox", "aria-label": "Search results" });
-      results.slice(0, 8).forEach(function (m, i) { list.appendChild(optionItem(m, i, ws)); });
-      list.addEventListener("mousedown", function (e) { e.preventDefault(); });
-      list.addEventListener("click", function (e) {
-        var option = e.target.closest("[role=option]");
+      results.slice(0, 8).forEach(function (match, i) { list.appendChild(optionItem(match, i, ws)); });
+      list.addEventListener("mousedown", function (event) { event.preventDefault(); });
+      list.addEventListener("click", function (event) {
+        var option = event.target.closest("[role=option]");
         if (option) location.href = option.getAttribute("data-href");
       });
       popup.appendChild(list);
@@ -862,7 +287,7 @@
   // A query too long for the URL goes to the index in sessionStorage.
   function handOff(query) {
     if (squash(query).length <= MAX_URL_QUERY) return false;
-    try { sessionStorage.setItem(HANDOFF, query); } catch (e) { return false; }
+    try { sessionStorage.setItem(HANDOFF, query); } catch (error) { return false; }
     return true;
   }
 
@@ -945,7 +370,7 @@
 
   if (onIndex) {
     filters.addEventListener("change", function () { loadIndex(); run(true); });
-    filters.addEventListener("submit", function (e) { e.preventDefault(); });
+    filters.addEventListener("submit", function (event) { event.preventDefault(); });
     if (clearButton) {
       clearButton.addEventListener("click", function () {
         filters.elements.category.value = filters.elements.status.value = "";
@@ -962,7 +387,7 @@
     });
     var initial = readState();
     var handed = null;
-    try { handed = sessionStorage.getItem(HANDOFF); sessionStorage.removeItem(HANDOFF); } catch (e) {}
+    try { handed = sessionStorage.getItem(HANDOFF); sessionStorage.removeItem(HANDOFF); } catch (error) {}
     if (handed && !initial.q) { initial.q = squash(handed); initial.raw = handed; }
     var kept = history.state; // back to this entry: a long query is in its state, not the URL
     if (kept && kept.raw && !initial.q) { initial.q = kept.q; initial.raw = kept.raw; }

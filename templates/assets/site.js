@@ -1,5 +1,6 @@
 // gbsite page behaviour. Every page reads fine without it. This part is small and loads on
-// every page; the search (search.js and its index) loads only when the search box is first used.
+// every page; the search (search-engine.js, search.js and the index) loads only when the search
+// box is first used.
 (function () {
   "use strict";
   var form = document.querySelector("form.search");
@@ -7,9 +8,11 @@
   var core = window.gbsite = {
     root: (form && form.getAttribute("data-root")) || "",
     pastedLog: null,
-    loadScript: function (path) {
+    // inOrder: run after the scripts added before it with inOrder (all download at once).
+    loadScript: function (path, inOrder) {
       return new Promise(function (resolve, reject) {
         var script = document.createElement("script");
+        if (inOrder) script.async = false;
         script.src = core.root + path;
         script.onload = resolve;
         script.onerror = function () { reject(new Error(path + " not found")); };
@@ -22,7 +25,8 @@
   function loadSearch() {
     if (!searchLoaded) {
       searchLoaded = true;
-      core.loadScript("assets/search.js");
+      core.loadScript("assets/search-engine.js", true); // what search.js calls
+      core.loadScript("assets/search.js", true);
     }
   }
 

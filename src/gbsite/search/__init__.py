@@ -9,4 +9,7 @@ legacy.py  messages of torch 2.0-2.7 (before the registry), mapped to ids, from 
 words.py   ranking entries by the words of a query
 engine.py  `lookup`: an id, a log or words, each to its way of searching
 command.py the `gbsite lookup` command
+
+The browser runs the same steps in templates/assets/search-engine.js (a table in its header
+names the Python function each of its functions follows); search.js there is the search box.
 """

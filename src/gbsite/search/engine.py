@@ -6,9 +6,10 @@
 3. Quotes: a type or explanation quoted in prose, without the rest of the log (search.logs).
 4. Words: entries ranked by where the words occur (search.words).
 
-templates/assets/search.js runs the same steps in the browser, with the rules of search.rules
-that the search index carries; `gbsite lookup` (search.command) runs them on the command line.
-Both are tested against the same real logs of torch 2.13.0 (tests/data/logs).
+templates/assets/search-engine.js runs the same steps in the browser (each function named after
+its twin here), with the rules of search.rules that the search index carries; `gbsite lookup`
+(search.command) runs them on the command line. Both are tested against the same real logs of
+torch 2.13.0 (tests/data/logs).
 """
 
 from __future__ import annotations

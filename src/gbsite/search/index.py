@@ -1,10 +1,10 @@
 """The search index: what `gbsite build` writes into `assets/search-index.js`, and reading it back.
 
 The index holds every entry's search texts, the contributed text of its page (plain, apart and
-last), and the rules of search.rules, so that templates/assets/search.js ranks with the weights
-`gbsite lookup` uses. `gbsite lookup` reads the built index while it is newer than the registry
-and docs (`load_index`): the command line and the browser rank the same data, and a lookup
-costs one JSON parse rather than loading the registry.
+last), and the rules of search.rules, so that templates/assets/search-engine.js ranks with the
+weights `gbsite lookup` uses. `gbsite lookup` reads the built index while it is newer than the
+registry and docs (`load_index`): the command line and the browser rank the same data, and a
+lookup costs one JSON parse rather than loading the registry.
 """
 
 from __future__ import annotations

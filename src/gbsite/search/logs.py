@@ -16,7 +16,7 @@ The records are found in one pass; identical ones are scored once, and each agai
 entries the pre-filter (search.match.Candidates) leaves. A lookup that runs out of its time
 (rules.SECONDS) stops and says how far it got.
 
-templates/assets/search.js does the same step by step, with the patterns and scores of
+templates/assets/search-engine.js does the same step by step, with the patterns and scores of
 search.rules.
 """
 

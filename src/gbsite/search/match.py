@@ -15,7 +15,7 @@ A log text cut short (`...`) matches a registry text it is the start of (`cut_ma
 
 `Candidates` is the pre-filter: a few characters of each text (keys_of, kept in the search
 index), looked up in a set of the log text's own; it never leaves out a text that could match.
-templates/assets/search.js does the same.
+templates/assets/search-engine.js does the same (its header maps its functions to these).
 """
 
 from __future__ import annotations

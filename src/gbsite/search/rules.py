@@ -1,9 +1,10 @@
 """The rules search ranks by, in one place: patterns, weights, scores, stop words and limits.
 
 `gbsite lookup` ranks with them here, and `index_js` writes them into the site's search index
-(`as_json`), which templates/assets/search.js reads instead of keeping its own copy: the command
-line and the browser cannot drift apart. The patterns therefore use only syntax that Python's `re`
-and JavaScript's RegExp read alike; flags are given in JavaScript's letters ("i", "m").
+(`as_json`), which templates/assets/search-engine.js reads instead of keeping its own copy: the
+command line and the browser cannot drift apart. The patterns therefore use only syntax that
+Python's `re` and JavaScript's RegExp read alike; flags are given in JavaScript's letters ("i",
+"m").
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ PATTERNS: dict[str, tuple[str, str]] = {
 # that the work is linear in the log's length: the type at the end of the text before
 # `Explanation:` ("suffix"; it starts at the start, after white space or after one of
 # BOUNDARY), explanation and context at the start of theirs ("prefix"; PyTorch appends
-# details), hints anywhere ("any"). logs.py and search.js implement the modes.
+# details), hints anywhere ("any"). logs.py and search-engine.js implement the modes.
 BOUNDARY = ":'\"("
 
 # What the log parser looks for among the markers.
@@ -124,7 +125,7 @@ STOP_WORDS = frozenset(  # one string keeps the list short
     "a an and are at be by can do does error errors fix for from get got how i in is it my of "  # noqa: SIM905
     "on or the this to with why what when".split()
 )
-# What a lookup says besides its matches (search.js words them the same from the index).
+# What a lookup says besides its matches (search-engine.js words them the same from the index).
 NOTES = {
     "unknown": "{id} is not in the registry, whose newest release imported is {newest}. If a "
     "later release adds it, its page will be {link}",

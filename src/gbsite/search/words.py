@@ -1,6 +1,6 @@
 """Ranking entries by the words of a query: every word must occur in the entry (the last one may
 be a prefix, as you type); a word in the type weighs most, then explanation, hints, context and
-contributed text (search.rules.WEIGHTS). templates/assets/search.js ranks the same way."""
+contributed text (search.rules.WEIGHTS). templates/assets/search-engine.js ranks the same way."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def lookup_words(query: str, entries: Sequence[SearchEntry]) -> list[Match]:
             type_words = _words_of(entry.texts[0].gb_type)
             if phrase in type_words:
                 # The more of the type you typed, the closer (this order of operations in
-                # search.js too: the same float, the same ties).
+                # search-engine.js too: the same float, the same ties).
                 bonus = WORD_SCORES["phrase_type"]
                 total += bonus + bonus * len(phrase) / len(type_words)
             elif any(phrase in _words_of(t.explanation) for t in entry.texts):
