@@ -102,6 +102,13 @@ EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb
             False,
             "raised graph break GB0025; a gb-fix must run without any graph break",
         ),
+        # The first call runs; the second, with another value, takes the path that breaks.
+        (
+            "gb-fix",
+            f"def fn(n):\n    if n > 1:\n        {BREAK.format('0021')}\n    return n\nfn(1)\nfn(2)\n",
+            False,
+            "raised graph break GB0021; a gb-fix must run without any graph break",
+        ),
         ("gb-fix", "def fn():\n    return 1\n", False, "`fn` was compiled but never called"),
         ("gb-fix", "def g():\n    return 1\ng()\n", False, "no top-level statement binds `fn`"),
         (
@@ -137,6 +144,7 @@ EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb
         "fix recompiles",
         "fix recompiles once",
         "fix breaks",
+        "fix breaks on its second call",
         "never called",
         "not bound",
         "import fails first",
