@@ -107,6 +107,7 @@ def releases(project: Project) -> dict[str, str]:
     return {r: f"{r}+cpu" if i == 0 else r for i, r in enumerate(found)}
 
 
+@pytest.mark.slow  # builds the whole site
 def test_a_pull_request_gets_its_outcomes_from_ci_and_every_ci_command_passes(
     project: Project, tmp_path: Path, releases: dict[str, str]
 ) -> None:

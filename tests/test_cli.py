@@ -482,6 +482,7 @@ def test_lookup_from_a_terminal_says_how_to_end_the_input() -> None:
     assert piped.returncode == 0 and "Ctrl-D" not in piped.stderr
 
 
+@pytest.mark.slow  # builds the whole site
 def test_lookup_before_a_build_caches_the_index(project: Project, tmp_path: Path) -> None:
     """A clone without site/: the first lookup builds the search index the site would have and
     keeps it in the cache; the next ones read it; an edit makes a new one."""

@@ -311,6 +311,7 @@ def test_cited_sources_are_checked_against_the_installed_torch(
     ) in result.out
 
 
+@pytest.mark.slow  # builds the whole site
 def test_the_site_shows_each_state(history: Project) -> None:
     project = history
     page(project, "GB0012", "")  # nothing written yet

@@ -418,6 +418,7 @@ def test_without_torch(project: Project) -> None:
         pytest.skip("this Python has torch")
 
 
+@pytest.mark.slow  # builds the whole site
 def test_site_says_which_examples_are_verified(history: Project, fake_python: str) -> None:
     project = history  # its examples run against 2.13.0, 2.14.1 and 2.15.0, whatever is added
     path = page(

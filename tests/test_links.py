@@ -110,6 +110,7 @@ def test_a_link_to_an_orphan_docs_file_has_no_page(proj: Project) -> None:
     )
 
 
+@pytest.mark.slow  # builds the whole site
 def test_committed_links_between_pages_resolve_on_the_built_site(tmp_path: Path) -> None:
     proj = make_project(tmp_path / "p", docs=True)
     out = tmp_path / "x"

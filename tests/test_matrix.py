@@ -64,6 +64,7 @@ def states_by_release(project: Project, gb_id: str) -> dict[str, str]:
     return states
 
 
+@pytest.mark.slow  # builds the whole site
 def test_an_outcome_that_changes_between_releases_shows_on_the_page(project: Project) -> None:
     path = page(project, "GB0025", REPRO_AND_FIX)
     set_outcomes(
@@ -152,6 +153,7 @@ def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     ) in check.out
 
 
+@pytest.mark.slow  # builds the whole site
 def test_a_fix_recorded_as_called_once_fails_the_record_check(project: Project) -> None:
     path = page(project, "GB0025", REPRO_AND_FIX)
     called = {"2.13.0": "once", "2.14.1": "runs", "2.15.0": "runs"}
@@ -216,6 +218,7 @@ def test_a_block_for_a_newer_torch_must_pass_with_that_release(
     assert project.run("check", "--record").code == 0
 
 
+@pytest.mark.slow  # builds the whole site
 def test_a_status_block_since_a_release_holds_from_that_release_on(project: Project) -> None:
     """GB0025's repro and fix are for 2.13.0; from 2.14.1 on, torch no longer raises it."""
     status = (

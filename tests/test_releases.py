@@ -169,6 +169,7 @@ def tree(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow  # builds the whole site
 def test_release_add_imports_lists_and_syncs(history: Project) -> None:
     toml = history.root / "gbsite.toml"
     before = toml.read_text()
