@@ -257,6 +257,7 @@ def test_bad_arguments_get_one_line_and_no_traceback(
     assert (tmp_path / "a-file").read_text() == "not a site"
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 def test_check_reports_each_format(project: Project) -> None:
     """One problem, as a reader, a tool and GitHub Actions get it; the same exit status."""
     path = project.docs / "gb0010.md"
@@ -310,6 +311,7 @@ def _shown_id() -> str:
     return next(i for i in committed().entries if {(i, "gb-repro"), (i, "gb-fix")} <= kept)
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 def test_show_as_json_is_the_page_and_the_record() -> None:
     from gbsite.examples import checking
     from gbsite.examples import record as runs
@@ -401,6 +403,7 @@ def test_show_styles_a_terminal_unless_no_color() -> None:
     assert "\x1b" not in plain and f"{gb_id}: " in plain
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 @pytest.mark.parametrize(
     "form",
     ["{ID}", "{id}", "{n}", "{id}.html", "https://example.org/site/gb/{id}.html#example"],

@@ -55,6 +55,7 @@ BREAK = (
 EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{}.html")'
 
 
+@pytest.mark.slow  # runs examples in child processes
 @pytest.mark.parametrize(
     ("kind", "code", "passed", "summary"),
     [
@@ -173,6 +174,7 @@ def test_compile_option_names_the_callable(fake_python: str) -> None:
     assert run_one(block("gb-fix", code, compile_name="model"), fake_python).passed
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_a_fix_that_recompiles_as_its_inputs_change_says_so(
     project: Project, fake_python: str
 ) -> None:
@@ -192,6 +194,7 @@ def test_a_fix_that_recompiles_as_its_inputs_change_says_so(
     assert project.run("check").code == 0
 
 
+@pytest.mark.slow  # runs examples in child processes
 @pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh"])
 def test_timeout(fake_python: str, fresh: bool) -> None:
     started = time.monotonic()
@@ -236,6 +239,7 @@ def test_a_crashing_example_is_reported_and_the_others_run(fake_python: str) -> 
     assert fine.passed
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_blocks_that_need_what_the_checker_lacks_are_not_run(
     project: Project, fake_python: str
 ) -> None:
@@ -365,6 +369,7 @@ def test_blocks_are_found_with_their_file_lines(project: Project) -> None:
     ]
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_bad_info_string_is_reported_with_file_and_line(project: Project) -> None:
     path = page(project, "GB0025", "```python gb-repro strict=True\nfn()\n```\n")
     result = project.run("check", "--examples", "--python", sys.executable)
@@ -372,6 +377,7 @@ def test_bad_info_string_is_reported_with_file_and_line(project: Project) -> Non
     assert f"gb0025.md:{line_of(path, 'gb-repro')}: unknown option `strict=True`" in result.err
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_check_examples_reports_and_records(project: Project, fake_python: str) -> None:
     good = page(
         project,
@@ -408,6 +414,7 @@ def test_check_examples_reports_and_records(project: Project, fake_python: str) 
     assert record.read(record_file).rows == runs.rows
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_without_torch(project: Project) -> None:
     page(project, "GB0025", "```python gb-repro\nfn()\n```\n")
     result = project.run("check", "--examples", "GB0025", "--python", sys.executable)
@@ -591,6 +598,7 @@ def test_malformed_record_is_a_clear_error(project: Project) -> None:
     assert re.search(r"verified-examples\.yaml(:\d+)?: not a record of examples", result.err)
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python: str) -> None:
     path = page(
         project,
@@ -615,6 +623,7 @@ def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python
     ]
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_json_output(project: Project, fake_python: str) -> None:
     page(project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x\nfn(1)\n```\n")
     result = project.run(

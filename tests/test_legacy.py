@@ -77,6 +77,7 @@ def old_logs(history: Project) -> Project:
     return history
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 @pytest.mark.parametrize("family", FAMILIES)
 def test_lookup_finds_each_family_of_older_message(old_logs: Project, family: str) -> None:
     log, expected = FAMILIES[family]

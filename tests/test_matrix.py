@@ -181,6 +181,7 @@ def fake_release(tmp_path: Path, version: str) -> str:
 NEWER_REPRO = "```python gb-repro since=2.15.0\ndef fn():\n    return 1\nfn()\n```\n"
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 def test_a_block_for_a_newer_torch_must_pass_with_that_release(
     project: Project, fake_python: str, tmp_path: Path
 ) -> None:
@@ -274,6 +275,7 @@ def test_examples_for_a_newer_torch_end_an_internal_state(project: Project) -> N
     assert states == {"2.13.0": "internal", "2.14.1": "verified", "2.15.0": "verified"}
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 @pytest.mark.parametrize(
     ("block", "needle", "message"),
     [

@@ -91,6 +91,7 @@ def test_a_status_block_holds_only_where_the_registry_has_the_id(history: Projec
     assert html.count("Not in this release") == 2
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 @pytest.mark.parametrize(
     ("gb_id", "block", "message"),
     [

@@ -283,6 +283,7 @@ def test_release_add_finishes_a_release_listed_by_hand(history: Project) -> None
     assert history.run("check").code == 0
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 def test_a_release_whose_registry_equals_a_snapshot_of_main_is_still_added(
     history: Project,
 ) -> None:

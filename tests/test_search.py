@@ -409,6 +409,7 @@ def test_pasted_shapes_say_how_they_matched(entries: list[SearchEntry]) -> None:
     assert lookup(cases["mid-line"], entries)[0].why == "matches the graph-break type"
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 @pytest.mark.parametrize(
     "record_text", ["multi", "logger-info", "data-dependent-if", "deepcopy-tensor"]
 )

@@ -64,6 +64,7 @@ def test_second_sync_changes_nothing_and_keeps_mtimes(synced: Project) -> None:
     assert {p: p.stat().st_mtime_ns for p in synced.docs.iterdir()} == stamps
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project, each case
 @pytest.mark.parametrize(
     "block",
     [
@@ -114,6 +115,7 @@ def test_registry_change_regenerates_the_generated_part_only(synced: Project) ->
     assert block_of(path) == "\nmy worked example\n"
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project, each case
 @pytest.mark.parametrize(
     ("edit", "kind"),
     [
@@ -164,6 +166,7 @@ def test_whitespace_changes_by_an_editor_are_not_hand_edits(synced: Project) -> 
     assert path.read_text() == text
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project, each case
 @pytest.mark.parametrize(
     ("damage", "message", "line"),
     [
@@ -199,6 +202,7 @@ def test_marker_errors(synced: Project, damage: object, message: str, line: str)
     assert synced.run("check").code == 1
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project, each case
 @pytest.mark.parametrize(
     ("data", "message", "line"),
     [
