@@ -100,6 +100,7 @@ def test_a_second_run_changes_nothing(proj: Project, tmp_path: Path) -> None:
     assert mtimes(proj) == times
 
 
+@pytest.mark.slow  # `gbsite adopt` over every docs file, each case
 def test_differing_notes_are_a_conflict_and_the_rest_is_adopted(
     proj: Project, tmp_path: Path
 ) -> None:

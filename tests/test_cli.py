@@ -427,6 +427,7 @@ def test_show_an_unknown_id_or_no_id() -> None:
     assert "names no graph-break id" in result.stderr
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 def test_lookup_show_prints_the_first_match() -> None:
     gb_id = _shown_id()
     words = committed().entries[gb_id].current.gb_type.split()
@@ -527,6 +528,7 @@ def test_lookup_without_a_writable_cache(project: Project, tmp_path: Path) -> No
     assert blocked.read_text() == "not a folder"
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 def test_show_reads_a_page_s_rows_of_the_record_as_the_whole_record_has_them(
     tmp_path: Path,
 ) -> None:

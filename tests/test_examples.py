@@ -576,6 +576,7 @@ def test_real_torch_failures_are_reported_with_file_and_line(project: Project) -
     ) in result.out
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_github_annotations_for_failing_examples(project: Project, fake_python: str) -> None:
     bad = page(
         project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x  # 100%\nfn(1)\n```\n"

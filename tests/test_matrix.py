@@ -94,6 +94,7 @@ def test_an_outcome_that_changes_between_releases_shows_on_the_page(project: Pro
     assert states == {"2.13.0": "verified", "2.14.1": "verified", "2.15.0": "fixed"}
 
 
+@pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_python: str) -> None:
     path = page(project, "GB0025", REPRO_AND_FIX)
     run = ("check", "--examples", "GB0025", "--python", fake_python)
@@ -117,6 +118,7 @@ def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_pyt
     assert record.read(record_file(project)).outcome(repro.key, "2.13.0") == "breaks"
 
 
+@pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     project: Project, tmp_path: Path
 ) -> None:
@@ -248,6 +250,7 @@ def test_a_status_block_since_a_release_holds_from_that_release_on(project: Proj
     assert "state from torch 2.14.1 on, for <code>gbsite coverage</code>" in html
 
 
+@pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 def test_examples_for_a_newer_torch_end_an_internal_state(project: Project) -> None:
     """GB0025 internal (no user program reaches it with 2.13.0), reached from 2.14.1 on by the
     blocks written for that torch: internal with 2.13.0, verified with the newer releases."""
@@ -329,6 +332,7 @@ def test_two_status_blocks_for_the_same_release_are_refused(project: Project) ->
     ) in result.out
 
 
+@pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 @pytest.mark.repo_data
 def test_the_committed_record_is_complete() -> None:
     """What .ci/run checks: every block of docs/gb/ has an outcome for every release."""

@@ -174,6 +174,7 @@ def test_every_committed_status_block_holds_only_where_its_id_is() -> None:
     assert declared_somewhere > 0
 
 
+@pytest.mark.slow  # `gbsite check` over a whole project
 def test_check_record_refuses_a_status_block_the_record_contradicts(history: Project) -> None:
     """GB0025 declared unraised from 2.14.1 on, while its repro is recorded breaking with
     GB0025 on 2.14.1: torch 2.14.1 raises it. With the break ending at 2.15.0, it holds."""

@@ -198,6 +198,7 @@ def test_release_add_imports_lists_and_syncs(history: Project) -> None:
     )
 
 
+@pytest.mark.slow  # `release add`: import, list and sync a whole project
 @pytest.mark.parametrize(
     ("release", "message"),
     [
@@ -229,6 +230,7 @@ def test_a_failed_import_leaves_gbsite_toml_untouched(history: Project) -> None:
     assert history.snapshot() == before
 
 
+@pytest.mark.slow  # `release add`: import, list and sync a whole project
 def test_a_failed_write_of_gbsite_toml_leaves_the_registry_as_it_was(
     history: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -271,6 +273,7 @@ def test_a_failed_swap_puts_gbsite_toml_back(
     assert (tree(history.registry), (history.root / "gbsite.toml").read_bytes()) == before
 
 
+@pytest.mark.slow  # `release add`: import, list and sync a whole project
 def test_release_add_finishes_a_release_listed_by_hand(history: Project) -> None:
     """The error for a listed release that is not imported names this command; it imports the
     release and leaves gbsite.toml as it is."""
