@@ -591,6 +591,7 @@ def test_github_annotations_for_failing_examples(project: Project, fake_python: 
     )
 
 
+@pytest.mark.slow  # a whole-project command
 def test_malformed_record_is_a_clear_error(project: Project) -> None:
     record = project.root / "docs" / "verified-examples.yaml"
     record.write_text("verified:\n- sha256: abc\n")  # no torch, no id

@@ -344,6 +344,7 @@ def test_export_to_file_leaves_out_removed_ids(history: Project) -> None:
     assert len(data) == 592
 
 
+@pytest.mark.slow  # imports and exports a whole registry
 def test_export_uses_upstream_formatting(project: Project) -> None:
     # PyTorch writes the file with indent=2; our output keeps that style, so diffs against an
     # upstream file show only real changes.

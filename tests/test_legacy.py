@@ -97,6 +97,7 @@ def test_a_message_pasted_alone_and_as_json(old_logs: Project) -> None:
     assert match["id"] == "GB0033" and "torch 2.0 to 2.2" in match["why"]
 
 
+@pytest.mark.slow  # lookup over every entry and older message
 def test_a_log_with_new_and_older_breaks_names_both(old_logs: Project) -> None:
     log = (
         "Graph Break Reason: Data-dependent branching\n\n"
@@ -107,6 +108,7 @@ def test_a_log_with_new_and_older_breaks_names_both(old_logs: Project) -> None:
     assert re.findall(r"^(GB\d{4})  ", result.out, re.M) == ["GB0170", "GB0055"]
 
 
+@pytest.mark.slow  # lookup over every entry and older message
 def test_words_are_not_taken_for_an_older_message(old_logs: Project) -> None:
     # Words of a message without its fixed text are searched as words, as before.
     result = old_logs.run("lookup", "--json", "--words", "data dependent operator")
