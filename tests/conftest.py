@@ -25,7 +25,6 @@ import pytest
 
 from gbsite import cli, config, releases
 from gbsite.docs import files as docs
-from gbsite.examples.coverage import in_release
 from gbsite.registry import store
 from gbsite.registry.model import Registry
 
@@ -86,7 +85,7 @@ def ids_of(release: str) -> list[str]:
     reg = committed()
     label = release if release in reg.labels else releases.registry_label(release, reg.labels)
     assert label is not None, f"{release} is not imported"
-    return [gb_id for gb_id, e in reg.entries.items() if in_release(e, reg.labels, label)]
+    return [gb_id for gb_id, e in reg.entries.items() if releases.in_release(e, reg.labels, label)]
 
 
 def unknown_id() -> str:

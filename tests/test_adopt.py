@@ -58,6 +58,7 @@ def mtimes(proj: Project) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in proj.docs.iterdir()}
 
 
+@pytest.mark.slow  # `gbsite adopt` over every docs file, each case
 def test_notes_are_adopted_byte_for_byte_where_ours_are_empty(
     proj: Project, tmp_path: Path
 ) -> None:
@@ -99,6 +100,7 @@ def test_a_second_run_changes_nothing(proj: Project, tmp_path: Path) -> None:
     assert mtimes(proj) == times
 
 
+@pytest.mark.slow  # `gbsite adopt` over every docs file, each case
 def test_differing_notes_are_a_conflict_and_the_rest_is_adopted(
     proj: Project, tmp_path: Path
 ) -> None:
@@ -231,6 +233,7 @@ def test_what_counts_as_the_previous_sites_generated_text(
     )
 
 
+@pytest.mark.slow  # `gbsite adopt` over every docs file, each case
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
@@ -267,6 +270,7 @@ def test_inverted_markers(proj: Project, tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # `gbsite adopt` over every docs file, each case
 @pytest.mark.parametrize(
     ("data", "message"),
     [

@@ -23,6 +23,10 @@ from conftest import Project, committed, example_releases, labels, make_project,
 from gbsite import urls
 from gbsite.docs import files as docs
 
+# Every test here builds a whole site (the module's `built` and `history_built`, shared by most,
+# or one of its own: a change, a failure, a worker): seconds a build. Not in the fast lane.
+pytestmark = pytest.mark.slow
+
 BLOCK = """
 ### Why it breaks
 

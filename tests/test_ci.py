@@ -107,6 +107,7 @@ def releases(project: Project) -> dict[str, str]:
     return {r: f"{r}+cpu" if i == 0 else r for i, r in enumerate(found)}
 
 
+@pytest.mark.slow  # builds the whole site
 def test_a_pull_request_gets_its_outcomes_from_ci_and_every_ci_command_passes(
     project: Project, tmp_path: Path, releases: dict[str, str]
 ) -> None:
@@ -163,6 +164,7 @@ def test_a_pull_request_gets_its_outcomes_from_ci_and_every_ci_command_passes(
     assert record_file(merger).read_bytes() == before
 
 
+@pytest.mark.slow  # CI's example jobs, run in child processes
 def test_a_block_that_fails_its_promise_fails_its_job_on_its_line_and_is_not_recorded(
     project: Project, tmp_path: Path, releases: dict[str, str]
 ) -> None:
@@ -189,6 +191,7 @@ def test_a_block_that_fails_its_promise_fails_its_job_on_its_line_and_is_not_rec
     assert states(project, "GB0025")[home] == "pending"
 
 
+@pytest.mark.slow  # CI's example jobs, run in child processes
 def test_prose_above_a_block_and_a_build_label_change_nothing(
     project: Project, tmp_path: Path, releases: dict[str, str]
 ) -> None:
@@ -213,6 +216,7 @@ def test_prose_above_a_block_and_a_build_label_change_nothing(
     assert set(states(project, "GB0025").values()) == {"pending"}
 
 
+@pytest.mark.slow  # CI's example jobs, run in child processes
 def test_merge_refuses_outcomes_that_disagree_and_bad_files(
     project: Project, tmp_path: Path, releases: dict[str, str]
 ) -> None:
@@ -254,6 +258,7 @@ def test_ci_releases_is_the_list_of_gbsite_toml(project: Project) -> None:
     assert json.loads(result.out) == list(config.load(project.root).example_releases)
 
 
+@pytest.mark.slow  # CI's example jobs, run in child processes
 def test_the_preview_lists_the_changed_pages_with_their_states(project: Project) -> None:
     page(project, "GB0025", CONTRIBUTION)
     releases = config.load(project.root).example_releases
@@ -335,6 +340,7 @@ def test_the_install_asks_pip_for_the_index(
     assert torchenv.env_python(tmp_path / "env").exists()
 
 
+@pytest.mark.slow  # CI's example jobs, run in child processes
 def test_two_runs_that_end_together_both_keep_their_outcomes(
     project: Project, tmp_path: Path
 ) -> None:
@@ -377,6 +383,7 @@ def test_two_runs_that_end_together_both_keep_their_outcomes(
             assert got.outcome(b.key, "2.13.0") == record.passing(b.kind), (gb_id, b.kind)
 
 
+@pytest.mark.slow  # CI's example jobs, run in child processes
 def test_a_bad_record_is_one_line_and_never_a_forged_annotation(
     project: Project, tmp_path: Path
 ) -> None:

@@ -257,6 +257,7 @@ def test_bad_arguments_get_one_line_and_no_traceback(
     assert (tmp_path / "a-file").read_text() == "not a site"
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 def test_check_reports_each_format(project: Project) -> None:
     """One problem, as a reader, a tool and GitHub Actions get it; the same exit status."""
     path = project.docs / "gb0010.md"
@@ -310,6 +311,7 @@ def _shown_id() -> str:
     return next(i for i in committed().entries if {(i, "gb-repro"), (i, "gb-fix")} <= kept)
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 def test_show_as_json_is_the_page_and_the_record() -> None:
     from gbsite.examples import checking
     from gbsite.examples import record as runs
@@ -401,6 +403,7 @@ def test_show_styles_a_terminal_unless_no_color() -> None:
     assert "\x1b" not in plain and f"{gb_id}: " in plain
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 @pytest.mark.parametrize(
     "form",
     ["{ID}", "{id}", "{n}", "{id}.html", "https://example.org/site/gb/{id}.html#example"],
@@ -424,6 +427,7 @@ def test_show_an_unknown_id_or_no_id() -> None:
     assert "names no graph-break id" in result.stderr
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 def test_lookup_show_prints_the_first_match() -> None:
     gb_id = _shown_id()
     words = committed().entries[gb_id].current.gb_type.split()
@@ -490,6 +494,7 @@ def test_lookup_from_a_terminal_says_how_to_end_the_input() -> None:
     assert piped.returncode == 0 and "Ctrl-D" not in piped.stderr
 
 
+@pytest.mark.slow  # builds the whole site
 def test_lookup_before_a_build_caches_the_index(project: Project, tmp_path: Path) -> None:
     """A clone without site/: the first lookup builds the search index the site would have and
     keeps it in the cache; the next ones read it; an edit makes a new one."""
@@ -531,6 +536,7 @@ def test_lookup_without_a_writable_cache(project: Project, tmp_path: Path) -> No
     assert blocked.read_text() == "not a folder"
 
 
+@pytest.mark.slow  # whole-project commands in child processes
 def test_show_reads_a_page_s_rows_of_the_record_as_the_whole_record_has_them(
     tmp_path: Path,
 ) -> None:

@@ -89,6 +89,7 @@ def states(project: Project, release: str = "2.13.0") -> dict[str, str]:
     }
 
 
+@pytest.mark.slow  # `gbsite check` or `coverage` over a whole project
 @pytest.mark.repo_data
 def test_every_id_of_the_release_has_one_state(project: Project) -> None:
     """On the committed pages: every id of the first release of the examples (that of its
@@ -114,6 +115,7 @@ def test_every_id_of_the_release_has_one_state(project: Project) -> None:
     assert counts["verified"] >= 30  # type: ignore[index]
 
 
+@pytest.mark.slow  # `gbsite check` or `coverage` over a whole project
 def test_each_state_is_derived_from_its_page(history: Project) -> None:
     project = history
     page(project, "GB0033", INTERNAL)
@@ -152,6 +154,7 @@ def test_each_state_is_derived_from_its_page(history: Project) -> None:
     assert project.run("check").code == 0
 
 
+@pytest.mark.slow  # `gbsite check` or `coverage` over a whole project
 @pytest.mark.repo_data
 def test_text_table_and_min_verified(project: Project) -> None:
     newest = example_releases()[-1]
@@ -170,6 +173,7 @@ def test_text_table_and_min_verified(project: Project) -> None:
     assert project.run("coverage", "--release", "9.9").code == 2
 
 
+@pytest.mark.slow  # `gbsite check` or `coverage` over a whole project
 @pytest.mark.parametrize(
     ("block", "message"),
     [
@@ -250,6 +254,7 @@ def cite(torch: Path, source: str, text: str) -> None:
     path.write_text(text)
 
 
+@pytest.mark.slow  # `gbsite check` or `coverage` over a whole project
 def test_cited_sources_are_checked_against_the_installed_torch(
     history: Project, torch_pkg: tuple[str, Path]
 ) -> None:
@@ -312,6 +317,7 @@ def test_cited_sources_are_checked_against_the_installed_torch(
     ) in result.out
 
 
+@pytest.mark.slow  # builds the whole site
 def test_the_site_shows_each_state(history: Project) -> None:
     project = history
     page(project, "GB0012", "")  # nothing written yet
@@ -353,6 +359,7 @@ def test_the_site_shows_each_state(history: Project) -> None:
     assert '<tr><th scope="row">2.13.0</th><td class="num">517</td>' in dashboard
 
 
+@pytest.mark.slow  # `gbsite check` or `coverage` over a whole project
 @pytest.mark.repo_data
 def test_thin_pages_and_repeated_paragraphs_are_listed(project: Project) -> None:
     """The content figures of a content issue: a page's own prose, and boilerplate."""

@@ -56,6 +56,7 @@ BREAK = (
 EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{}.html")'
 
 
+@pytest.mark.slow  # runs examples in child processes
 @pytest.mark.parametrize(
     ("kind", "code", "passed", "summary"),
     [
@@ -182,6 +183,7 @@ def test_compile_option_names_the_callable(fake_python: str) -> None:
     assert run_one(block("gb-fix", code, compile_name="model"), fake_python).passed
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_a_fix_that_recompiles_as_its_inputs_change_says_so(
     project: Project, fake_python: str
 ) -> None:
@@ -201,6 +203,7 @@ def test_a_fix_that_recompiles_as_its_inputs_change_says_so(
     assert project.run("check").code == 0
 
 
+@pytest.mark.slow  # runs examples in child processes
 @pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh"])
 def test_timeout(fake_python: str, fresh: bool) -> None:
     started = time.monotonic()
@@ -245,6 +248,7 @@ def test_a_crashing_example_is_reported_and_the_others_run(fake_python: str) -> 
     assert fine.passed
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_blocks_that_need_what_the_checker_lacks_are_not_run(
     project: Project, fake_python: str
 ) -> None:
@@ -374,6 +378,7 @@ def test_blocks_are_found_with_their_file_lines(project: Project) -> None:
     ]
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_bad_info_string_is_reported_with_file_and_line(project: Project) -> None:
     path = page(project, "GB0025", "```python gb-repro strict=True\nfn()\n```\n")
     result = project.run("check", "--examples", "--python", sys.executable)
@@ -381,6 +386,7 @@ def test_bad_info_string_is_reported_with_file_and_line(project: Project) -> Non
     assert f"gb0025.md:{line_of(path, 'gb-repro')}: unknown option `strict=True`" in result.err
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_check_examples_reports_and_records(project: Project, fake_python: str) -> None:
     good = page(
         project,
@@ -417,6 +423,7 @@ def test_check_examples_reports_and_records(project: Project, fake_python: str) 
     assert record.read(record_file).rows == runs.rows
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_without_torch(project: Project) -> None:
     page(project, "GB0025", "```python gb-repro\nfn()\n```\n")
     result = project.run("check", "--examples", "GB0025", "--python", sys.executable)
@@ -427,6 +434,7 @@ def test_without_torch(project: Project) -> None:
         pytest.skip("this Python has torch")
 
 
+@pytest.mark.slow  # builds the whole site
 def test_site_says_which_examples_are_verified(history: Project, fake_python: str) -> None:
     project = history  # its examples run against 2.13.0, 2.14.1 and 2.15.0, whatever is added
     path = page(
@@ -577,6 +585,7 @@ def test_real_torch_failures_are_reported_with_file_and_line(project: Project) -
     ) in result.out
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_github_annotations_for_failing_examples(project: Project, fake_python: str) -> None:
     bad = page(
         project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x  # 100%\nfn(1)\n```\n"
@@ -591,6 +600,7 @@ def test_github_annotations_for_failing_examples(project: Project, fake_python: 
     )
 
 
+@pytest.mark.slow  # a whole-project command
 def test_malformed_record_is_a_clear_error(project: Project) -> None:
     record = project.root / "docs" / "verified-examples.yaml"
     record.write_text("verified:\n- sha256: abc\n")  # no torch, no id
@@ -599,6 +609,7 @@ def test_malformed_record_is_a_clear_error(project: Project) -> None:
     assert re.search(r"verified-examples\.yaml(:\d+)?: not a record of examples", result.err)
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python: str) -> None:
     path = page(
         project,
@@ -623,6 +634,7 @@ def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python
     ]
 
 
+@pytest.mark.slow  # runs examples in child processes
 def test_json_output(project: Project, fake_python: str) -> None:
     page(project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x\nfn(1)\n```\n")
     result = project.run(

@@ -28,6 +28,10 @@ import hostile_logs
 from conftest import Project, labels, make_project, page, snapshot
 from gbsite.docs.files import END_MARKER
 
+# Every case runs the command line in child processes (and many kill, fill or race them): seconds
+# each, minutes in all. The full suite runs them; the fast lane does not (README, Development).
+pytestmark = pytest.mark.slow
+
 TIME_LIMIT = 60.0  # seconds any one command may take, on a loaded two-core machine
 
 

@@ -27,6 +27,9 @@ from gbsite.examples import annotations as examples
 from gbsite.examples import runner
 from test_faults import gbsite, one_line_error, tree
 
+# As in test_faults.py: every case runs the command line in child processes, seconds each.
+pytestmark = pytest.mark.slow
+
 RECORD = "docs/verified-examples.yaml"
 
 

@@ -51,6 +51,7 @@ def files_of(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow  # `imported`: every snapshot of sources.yaml imported afresh
 @pytest.mark.repo_data
 def test_export_reproduces_newest_snapshot_exactly(imported: Project) -> None:
     result = imported.run("export-json")
@@ -62,6 +63,7 @@ def test_export_reproduces_newest_snapshot_exactly(imported: Project) -> None:
     assert all(exported[k] == expected[k] for k in expected)
 
 
+@pytest.mark.slow  # `imported`: every snapshot of sources.yaml imported afresh
 @pytest.mark.repo_data
 def test_reimport_reproduces_committed_registry_byte_for_byte(imported: Project) -> None:
     """Every file an import writes (sources.yaml, gb/, snapshots/), and no other."""
@@ -121,6 +123,7 @@ def test_lifecycle_facts_of_the_real_releases(history_registry: Path) -> None:
     assert reg.entries["GB9899"].added in HISTORY[1:]
 
 
+@pytest.mark.slow  # `imported`: every snapshot of sources.yaml imported afresh
 @pytest.mark.repo_data
 def test_same_snapshot_twice_changes_no_byte(imported: Project) -> None:
     before = imported.snapshot()
@@ -130,6 +133,7 @@ def test_same_snapshot_twice_changes_no_byte(imported: Project) -> None:
     assert imported.snapshot() == before
 
 
+@pytest.mark.slow  # `imported`: every snapshot of sources.yaml imported afresh
 @pytest.mark.repo_data
 def test_older_release_is_refused_and_nothing_written(imported: Project, tmp_path: Path) -> None:
     before = imported.snapshot()
@@ -340,6 +344,7 @@ def test_export_to_file_leaves_out_removed_ids(history: Project) -> None:
     assert len(data) == 592
 
 
+@pytest.mark.slow  # imports and exports a whole registry
 def test_export_uses_upstream_formatting(project: Project) -> None:
     # PyTorch writes the file with indent=2; our output keeps that style, so diffs against an
     # upstream file show only real changes.

@@ -77,6 +77,7 @@ def old_logs(history: Project) -> Project:
     return history
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 @pytest.mark.parametrize("family", FAMILIES)
 def test_lookup_finds_each_family_of_older_message(old_logs: Project, family: str) -> None:
     log, expected = FAMILIES[family]
@@ -96,6 +97,7 @@ def test_a_message_pasted_alone_and_as_json(old_logs: Project) -> None:
     assert match["id"] == "GB0033" and "torch 2.0 to 2.2" in match["why"]
 
 
+@pytest.mark.slow  # lookup over every entry and older message
 def test_a_log_with_new_and_older_breaks_names_both(old_logs: Project) -> None:
     log = (
         "Graph Break Reason: Data-dependent branching\n\n"
@@ -106,6 +108,7 @@ def test_a_log_with_new_and_older_breaks_names_both(old_logs: Project) -> None:
     assert re.findall(r"^(GB\d{4})  ", result.out, re.M) == ["GB0170", "GB0055"]
 
 
+@pytest.mark.slow  # lookup over every entry and older message
 def test_words_are_not_taken_for_an_older_message(old_logs: Project) -> None:
     # Words of a message without its fixed text are searched as words, as before.
     result = old_logs.run("lookup", "--json", "--words", "data dependent operator")

@@ -66,6 +66,7 @@ def proj(tmp_path: Path) -> Project:
     return make_project(tmp_path / "p", docs=True)
 
 
+@pytest.mark.slow  # `gbsite check` over a whole project
 def test_check_names_a_link_to_a_missing_docs_file_with_its_line(proj: Project) -> None:
     path = page(
         proj,
@@ -98,6 +99,7 @@ def test_check_names_a_link_to_a_missing_docs_file_with_its_line(proj: Project) 
     assert len(problems) == 3
 
 
+@pytest.mark.slow  # `gbsite check` over a whole project
 def test_a_link_to_an_orphan_docs_file_has_no_page(proj: Project) -> None:
     orphan = proj.docs / "gb9998.md"
     orphan.write_bytes((proj.docs / "gb0025.md").read_bytes())
@@ -110,6 +112,7 @@ def test_a_link_to_an_orphan_docs_file_has_no_page(proj: Project) -> None:
     )
 
 
+@pytest.mark.slow  # builds the whole site
 def test_committed_links_between_pages_resolve_on_the_built_site(tmp_path: Path) -> None:
     proj = make_project(tmp_path / "p", docs=True)
     out = tmp_path / "x"

@@ -64,6 +64,7 @@ def states_by_release(project: Project, gb_id: str) -> dict[str, str]:
     return states
 
 
+@pytest.mark.slow  # builds the whole site
 def test_an_outcome_that_changes_between_releases_shows_on_the_page(project: Project) -> None:
     path = page(project, "GB0025", REPRO_AND_FIX)
     set_outcomes(
@@ -93,6 +94,7 @@ def test_an_outcome_that_changes_between_releases_shows_on_the_page(project: Pro
     assert states == {"2.13.0": "verified", "2.14.1": "verified", "2.15.0": "fixed"}
 
 
+@pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_python: str) -> None:
     path = page(project, "GB0025", REPRO_AND_FIX)
     run = ("check", "--examples", "GB0025", "--python", fake_python)
@@ -116,6 +118,7 @@ def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_pyt
     assert record.read(record_file(project)).outcome(repro.key, "2.13.0") == "breaks"
 
 
+@pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     project: Project, tmp_path: Path
 ) -> None:
@@ -152,6 +155,7 @@ def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     ) in check.out
 
 
+@pytest.mark.slow  # builds the whole site
 def test_a_fix_recorded_as_called_once_fails_the_record_check(project: Project) -> None:
     path = page(project, "GB0025", REPRO_AND_FIX)
     called = {"2.13.0": "once", "2.14.1": "runs", "2.15.0": "runs"}
@@ -179,6 +183,7 @@ def fake_release(tmp_path: Path, version: str) -> str:
 NEWER_REPRO = "```python gb-repro since=2.15.0\ndef fn():\n    return 1\nfn()\n```\n"
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 def test_a_block_for_a_newer_torch_must_pass_with_that_release(
     project: Project, fake_python: str, tmp_path: Path
 ) -> None:
@@ -216,6 +221,7 @@ def test_a_block_for_a_newer_torch_must_pass_with_that_release(
     assert project.run("check", "--record").code == 0
 
 
+@pytest.mark.slow  # builds the whole site
 def test_a_status_block_since_a_release_holds_from_that_release_on(project: Project) -> None:
     """GB0025's repro and fix are for 2.13.0; from 2.14.1 on, torch no longer raises it."""
     status = (
@@ -244,6 +250,7 @@ def test_a_status_block_since_a_release_holds_from_that_release_on(project: Proj
     assert "state from torch 2.14.1 on, for <code>gbsite coverage</code>" in html
 
 
+@pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 def test_examples_for_a_newer_torch_end_an_internal_state(project: Project) -> None:
     """GB0025 internal (no user program reaches it with 2.13.0), reached from 2.14.1 on by the
     blocks written for that torch: internal with 2.13.0, verified with the newer releases."""
@@ -271,6 +278,7 @@ def test_examples_for_a_newer_torch_end_an_internal_state(project: Project) -> N
     assert states == {"2.13.0": "internal", "2.14.1": "verified", "2.15.0": "verified"}
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 @pytest.mark.parametrize(
     ("block", "needle", "message"),
     [
@@ -324,6 +332,7 @@ def test_two_status_blocks_for_the_same_release_are_refused(project: Project) ->
     ) in result.out
 
 
+@pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 @pytest.mark.repo_data
 def test_the_committed_record_is_complete() -> None:
     """What .ci/run checks: every block of docs/gb/ has an outcome for every release."""

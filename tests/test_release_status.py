@@ -40,6 +40,7 @@ def states_by_release(project: Project, gb_id: str) -> dict[str, str | None]:
     return states
 
 
+@pytest.mark.slow  # builds the whole site
 def test_until_ends_a_status_block_and_the_examples_take_over(history: Project) -> None:
     """GB0025 internal up to 2.14.1, reached by examples written for 2.15.0."""
     block = INTERNAL_UNTIL.format(until="2.14.1") + "\n" + NEWER.format(since="2.15.0")
@@ -71,6 +72,7 @@ def test_until_ends_a_status_block_and_the_examples_take_over(history: Project) 
     }
 
 
+@pytest.mark.slow  # builds the whole site
 def test_a_status_block_holds_only_where_the_registry_has_the_id(history: Project) -> None:
     """GB0060 was removed in 2.14.0: its status block says nothing of 2.14.1 and 2.15.0, which
     coverage leaves out and the page shows as not in those releases."""
@@ -89,6 +91,7 @@ def test_a_status_block_holds_only_where_the_registry_has_the_id(history: Projec
     assert html.count("Not in this release") == 2
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 @pytest.mark.parametrize(
     ("gb_id", "block", "message"),
     [
@@ -171,6 +174,7 @@ def test_every_committed_status_block_holds_only_where_its_id_is() -> None:
     assert declared_somewhere > 0
 
 
+@pytest.mark.slow  # `gbsite check` over a whole project
 def test_check_record_refuses_a_status_block_the_record_contradicts(history: Project) -> None:
     """GB0025 declared unraised from 2.14.1 on, while its repro is recorded breaking with
     GB0025 on 2.14.1: torch 2.14.1 raises it. With the break ending at 2.15.0, it holds."""

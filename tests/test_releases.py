@@ -169,6 +169,7 @@ def tree(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow  # builds the whole site
 def test_release_add_imports_lists_and_syncs(history: Project) -> None:
     toml = history.root / "gbsite.toml"
     before = toml.read_text()
@@ -197,6 +198,7 @@ def test_release_add_imports_lists_and_syncs(history: Project) -> None:
     )
 
 
+@pytest.mark.slow  # `release add`: import, list and sync a whole project
 @pytest.mark.parametrize(
     ("release", "message"),
     [
@@ -228,6 +230,7 @@ def test_a_failed_import_leaves_gbsite_toml_untouched(history: Project) -> None:
     assert history.snapshot() == before
 
 
+@pytest.mark.slow  # `release add`: import, list and sync a whole project
 def test_a_failed_write_of_gbsite_toml_leaves_the_registry_as_it_was(
     history: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -270,6 +273,7 @@ def test_a_failed_swap_puts_gbsite_toml_back(
     assert (tree(history.registry), (history.root / "gbsite.toml").read_bytes()) == before
 
 
+@pytest.mark.slow  # `release add`: import, list and sync a whole project
 def test_release_add_finishes_a_release_listed_by_hand(history: Project) -> None:
     """The error for a listed release that is not imported names this command; it imports the
     release and leaves gbsite.toml as it is."""
@@ -282,6 +286,7 @@ def test_release_add_finishes_a_release_listed_by_hand(history: Project) -> None
     assert history.run("check").code == 0
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 def test_a_release_whose_registry_equals_a_snapshot_of_main_is_still_added(
     history: Project,
 ) -> None:

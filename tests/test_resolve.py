@@ -118,6 +118,7 @@ def registry_json(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # builds the whole site
 def test_import_with_torch_source_stores_the_texts_and_export_keeps_the_names(
     tmp_path: Path, empty_project: Project
 ) -> None:

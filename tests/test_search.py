@@ -140,6 +140,7 @@ def test_contributor_text_is_searched(entries: list[SearchEntry]) -> None:
     assert ids(lookup("frobnicator", extra)) == ["GB0029"]
 
 
+@pytest.mark.slow  # builds the whole site
 @pytest.mark.repo_data
 def test_search_index_script(project: Project) -> None:
     assert project.run("build").code == 0
@@ -243,6 +244,7 @@ def test_every_graph_break_type_is_found_in_each_shape(
     assert missed == []
 
 
+@pytest.mark.slow  # builds the whole site
 def test_lookup_reads_the_built_index_while_it_is_fresh(
     history: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -462,6 +464,7 @@ def test_pasted_shapes_say_how_they_matched(entries: list[SearchEntry]) -> None:
     assert lookup(cases["mid-line"], entries)[0].why == "matches the graph-break type"
 
 
+@pytest.mark.slow  # whole-project commands, seconds in all
 @pytest.mark.parametrize(
     "record_text", ["multi", "logger-info", "data-dependent-if", "deepcopy-tensor"]
 )

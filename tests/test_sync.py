@@ -30,9 +30,9 @@ def block_of(path: Path) -> str:
 @pytest.fixture
 def synced(history: Project) -> Project:
     """A synced project whose registry no later import changes (its ids' texts are in these
-    tests): that of the HISTORY releases (conftest.py)."""
-    result = history.run("sync")
-    assert result.code == 0, result.err
+    tests): that of the HISTORY releases (conftest.py). Its docs/gb/ are what `gbsite sync`
+    wrote when the session's history_template was made, once for every test (a sync here would
+    find nothing to do, in seconds: test_second_sync_changes_nothing_and_keeps_mtimes)."""
     return history
 
 
@@ -45,6 +45,7 @@ def test_committed_docs_are_in_sync_with_the_registry(project: Project) -> None:
     assert "consistent" in result.out
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_sync_from_nothing_writes_every_id_including_removed(history: Project) -> None:
     for path in history.docs.glob("*.md"):
         path.unlink()
@@ -54,6 +55,7 @@ def test_sync_from_nothing_writes_every_id_including_removed(history: Project) -
     assert "removed in PyTorch 2.14.0" in doc(history, "GB0060").read_text()
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_second_sync_changes_nothing_and_keeps_mtimes(synced: Project) -> None:
     stamps = {p: p.stat().st_mtime_ns for p in synced.docs.iterdir()}
     os.utime(doc(synced, "GB0025"), ns=(1, 1))  # an old mtime that a rewrite would change
@@ -64,6 +66,7 @@ def test_second_sync_changes_nothing_and_keeps_mtimes(synced: Project) -> None:
     assert {p: p.stat().st_mtime_ns for p in synced.docs.iterdir()} == stamps
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project, each case
 @pytest.mark.parametrize(
     "block",
     [
@@ -86,6 +89,7 @@ def test_block_is_kept_byte_for_byte(synced: Project, block: str) -> None:
     assert path.read_bytes().count(block.encode()) >= 1
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_file_without_final_newline(synced: Project) -> None:
     path = doc(synced, "GB0025")
     set_block(path, "\nmy note\n")
@@ -95,6 +99,7 @@ def test_file_without_final_newline(synced: Project) -> None:
     assert path.read_bytes().endswith(END.encode() + b"\n")
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_registry_change_regenerates_the_generated_part_only(synced: Project) -> None:
     path = doc(synced, "GB0025")
     set_block(path, "\nmy worked example\n")
@@ -114,6 +119,7 @@ def test_registry_change_regenerates_the_generated_part_only(synced: Project) ->
     assert block_of(path) == "\nmy worked example\n"
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project, each case
 @pytest.mark.parametrize(
     ("edit", "kind"),
     [
@@ -156,6 +162,7 @@ def test_hand_edit_names_the_first_changed_line(synced: Project) -> None:
     assert "'Contributor text in the wrong place.'" in result.err
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_whitespace_changes_by_an_editor_are_not_hand_edits(synced: Project) -> None:
     path = doc(synced, "GB0025")
     text = path.read_text()
@@ -164,6 +171,7 @@ def test_whitespace_changes_by_an_editor_are_not_hand_edits(synced: Project) -> 
     assert path.read_text() == text
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project, each case
 @pytest.mark.parametrize(
     ("damage", "message", "line"),
     [
@@ -199,6 +207,7 @@ def test_marker_errors(synced: Project, damage: object, message: str, line: str)
     assert synced.run("check").code == 1
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project, each case
 @pytest.mark.parametrize(
     ("data", "message", "line"),
     [
@@ -217,6 +226,7 @@ def test_undecodable_file(synced: Project, data: bytes, message: str, line: int)
     assert synced.snapshot() == before
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_orphan_doc_is_reported_and_left_alone(synced: Project) -> None:
     orphan = synced.docs / "gb9999.md"
     orphan.write_text("# notes for an id that does not exist yet\n")
@@ -268,6 +278,7 @@ def test_check_cannot_run_on_a_broken_registry(synced: Project) -> None:
 # ---- files not in the format sync writes ---------------------------------------------------
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_file_without_markers_is_refused_at_its_first_line(synced: Project) -> None:
     # The previous site's oldest form: the notes under a heading, no markers around them.
     path = doc(synced, "GB0029")
@@ -287,6 +298,7 @@ def test_file_without_markers_is_refused_at_its_first_line(synced: Project) -> N
     assert "gb0029.md:1: no ADDITIONAL INFORMATION markers" in check.out
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_front_matter_of_the_previous_site_is_text_outside_the_block(synced: Project) -> None:
     path = doc(synced, "GB0029")
     text = path.read_text().split("\n", 1)[1]  # without gbsite's header line
@@ -298,6 +310,7 @@ def test_front_matter_of_the_previous_site_is_text_outside_the_block(synced: Pro
     assert synced.snapshot() == before
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_a_lost_header_line_is_written_again(synced: Project) -> None:
     path = doc(synced, "GB0029")
     set_block(path, "\nKept.\n")
@@ -310,6 +323,7 @@ def test_a_lost_header_line_is_written_again(synced: Project) -> None:
     assert path.read_text() == text
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_marker_with_other_text_after_start(synced: Project) -> None:
     path = doc(synced, "GB0029")
     set_block(path, "\nKept.\n")
@@ -319,6 +333,7 @@ def test_marker_with_other_text_after_start(synced: Project) -> None:
     assert START in path.read_text()
 
 
+@pytest.mark.slow  # `gbsite sync` over a whole project
 def test_check_github_annotations(synced: Project) -> None:
     path = doc(synced, "GB0025")
     lines = path.read_text().split("\n")

@@ -221,7 +221,7 @@ def preview_summary(
                 continue
             states = [
                 coverage.page_coverage(pages.get(gb_id), gb_id, record, r, releases).status
-                if r in labels and coverage.in_release(entry, reg.labels, labels[r])
+                if r in labels and release_order.in_release(entry, reg.labels, labels[r])
                 else "not in this release"
                 for r in releases
             ]

@@ -1,6 +1,8 @@
 """Releases: how the labels of imported snapshots are ordered, which imported release each
-release of the examples (`[examples] releases` in gbsite.toml) is judged with, and where that
-list is in gbsite.toml's text (to name its line, and to add a release to it in place).
+release of the examples (`[examples] releases` in gbsite.toml) is judged with, whether an id is
+in an imported release, the release a torch build counts for, and where the list of releases is
+in gbsite.toml's text (to name its line, and to add a release to it in place). No other module
+orders releases (tests/unit/test_releases.py looks for copies).
 
     2.8.0 < 2.14.0rc1 < 2.14.0 < 2.14.1 < 2.15.0 < main@2026-11-20 < main@2026-12-01
 
@@ -17,9 +19,12 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from gbsite.errors import Problem
+
+if TYPE_CHECKING:  # at run time, only the standard library (see above)
+    from gbsite.registry.model import Entry
 
 # ASCII digits only (`\d` also matches other scripts' digits, which int() accepts), at most six
 # a part: a release is a few characters, never a number Python takes long to convert.
@@ -63,6 +68,20 @@ def order(label: str) -> tuple[int, ...]:
     if (d := date(label)) is not None:
         return (1, *d)
     return (2,)
+
+
+def release_of(version: str) -> str:
+    """`2.13.0+cpu` -> `2.13.0`: a build counts for its release."""
+    return version.split("+", 1)[0]
+
+
+def in_release(entry: Entry, labels: Sequence[str], label: str) -> bool:
+    """Whether the id is in the registry of imported snapshot `label`. `labels`: the imported
+    ones in import order (sources.yaml), which is the order `added` and `removed` refer to."""
+    index = labels.index(label)
+    if labels.index(entry.added) > index:
+        return False
+    return entry.removed is None or labels.index(entry.removed) > index
 
 
 def registry_label(release: str, labels: Iterable[str]) -> str | None:

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gbsite import releases as release_order
+
 # Releases whose free-text messages are mined (the newest patch of each minor before 2.8).
 LEGACY_RELEASES = ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0", "2.7.1")
 # Releases read only to find the structured call that replaced a message, oldest first.
@@ -576,10 +578,6 @@ def _id_of(gb_type: str, types: dict[str, list[str]]) -> str | None:
     return found[0] if len(set(found)) == 1 else None
 
 
-def _version(label: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in label.split("."))
-
-
 # --- output ---------------------------------------------------------------------------------
 
 
@@ -601,7 +599,7 @@ def build(
             msg.how = "the message is worked out at run time: too little fixed text to match"
         else:
             map_message(msg, indexed, types)
-        rels = sorted({s.release for s in msg.sites}, key=_version)
+        rels = sorted({s.release for s in msg.sites}, key=release_order.order)
         entries.append(
             {
                 "template": msg.template.text,

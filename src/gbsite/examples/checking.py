@@ -134,7 +134,7 @@ def home_release(entry: Entry | None, labels: list[str], releases: tuple[str, ..
     promise. (With a later torch a repro may stop breaking: that is recorded, not a failure.)"""
     if entry is not None:
         for release, label in release_order.registry_labels(releases, labels).items():
-            if coverage.in_release(entry, labels, label):
+            if release_order.in_release(entry, labels, label):
                 return release
     return releases[0]
 
@@ -193,7 +193,7 @@ def check_examples(
     every = read_pages(cfg, reg)
     pages = {i: p for i, p in every.items() if not wanted or i in wanted}
     version, folder = torchenv.torch_info(python)
-    release = rec.release_of(version)
+    release = release_order.release_of(version)
     releases = cfg.example_releases
     if release not in releases:
         raise GbsiteError(

@@ -34,8 +34,8 @@ from gbsite.examples.status import (
     Declaration,
     read_declaration,
 )
-from gbsite.registry.model import Entry, Registry
-from gbsite.releases import order
+from gbsite.registry.model import Registry
+from gbsite.releases import in_release, order
 
 STATES = ("verified", "fixed", "pending", "environment", "internal", "unraised", "none")
 # What each state means to a reader: a title and a sentence, for the dashboard.
@@ -460,14 +460,6 @@ def repeated_paragraphs(pages: Iterable[Page], most: int = 2) -> dict[str, list[
             if len(text.split()) > 8:
                 where.setdefault(text, []).append(page.id)
     return {text: sorted(ids) for text, ids in where.items() if len(ids) > most}
-
-
-def in_release(entry: Entry, labels: list[str], release: str) -> bool:
-    """Whether the id is in that release's registry."""
-    index = labels.index(release)
-    if labels.index(entry.added) > index:
-        return False
-    return entry.removed is None or labels.index(entry.removed) > index
 
 
 def read_pages(docs: dict[str, Doc], known: Container[str]) -> dict[str, Page]:

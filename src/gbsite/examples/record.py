@@ -89,11 +89,6 @@ def describe(outcome: str) -> str:
     }.get(outcome, outcome)
 
 
-def release_of(version: str) -> str:
-    """`2.13.0+cpu` -> `2.13.0`: a build counts for its release."""
-    return version.split("+", 1)[0]
-
-
 @dataclass(frozen=True, slots=True)
 class Row:
     """One block's outcomes, by release. `line` is for messages; it is not written (0 when
@@ -267,7 +262,7 @@ def _read_first_format(path: Path, entries: object, where: yamlio.Locator) -> Re
         ok = isinstance(e, dict) and {"id", "sha256", "torch"} <= e.keys()
         ok = ok and all(isinstance(e[k], str) for k in ("id", "sha256", "torch"))
         kind = e.get("kind") or "gb-repro" if isinstance(e, dict) else ""
-        release = release_of(e["torch"]) if ok else ""
+        release = releases.release_of(e["torch"]) if ok else ""
         if not ok or kind not in ("gb-repro", "gb-fix") or not releases.is_release(release):
             raise _malformed(
                 path,

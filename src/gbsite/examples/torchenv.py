@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
-from gbsite.examples.record import release_of
+from gbsite.releases import release_of
 
 PACKAGES = ("numpy",)  # what the examples import besides torch
 PARTIAL = ".partial-"

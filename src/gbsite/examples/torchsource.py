@@ -9,11 +9,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gbsite.errors import Problem
-from gbsite.examples import record as runs
-from gbsite.examples.coverage import in_release
 from gbsite.examples.status import Declaration
 from gbsite.registry.model import Entry, Registry
-from gbsite.releases import registry_labels
+from gbsite.releases import in_release, registry_labels, release_of
 
 
 class TorchSource:
@@ -92,7 +90,7 @@ def reported_types(entry: Entry, labels: list[str], version: str) -> set[str]:
     uses, says nothing about this id). For a torch that is no imported release, every type the
     id ever reported."""
     reported = [r for r in (*entry.history, *entry.replaced) if r.current_since is not None]
-    release = runs.release_of(version)
+    release = release_of(version)
     label = registry_labels([release], labels).get(release)
     if label is not None:
         index = labels.index(label)
@@ -109,7 +107,7 @@ def torch_problems(
     """Status blocks (by id) that the installed torch contradicts: a cited file that does not
     exist or does not raise the break, or an `unraised` break that torch does raise."""
     problems: list[Problem] = []
-    release = runs.release_of(version)
+    release = release_of(version)
     label = registry_labels([release], registry.labels).get(release)
     for gb_id, d in sorted(declared.items()):
         if gb_id not in registry.entries:

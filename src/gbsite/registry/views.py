@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from gbsite.registry.derive import Classifier, Defect, defects_of, is_runtime_text, is_source_text
 from gbsite.registry.model import Category, Entry, Registry, Text
+from gbsite.releases import release_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +143,7 @@ def _resolved(
     wordings: list[TextView] = []
     for res, r in registry.resolved_texts(entry.id):  # newest release first
         file, _, line = r.source.rpartition(":")
-        torch = res.torch.split("+")[0]  # 2.15.0+cu132: the release is what a reader needs
+        torch = release_of(res.torch)  # 2.15.0+cu132: the release is what a reader needs
         view = ResolvedView(r.field, r.name, r.text, res.label, torch, file, int(line))
         if _names(current, r.field, r.name):
             shown.setdefault((r.field, r.name), view)

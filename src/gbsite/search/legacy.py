@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from gbsite import releases as release_order
 from gbsite.errors import GbsiteError
 
 FILE = "legacy-messages.json"  # in the registry folder
@@ -35,7 +36,7 @@ class LegacyMessage(NamedTuple):
         """The minor releases it is from: "torch 2.0 to 2.2", "torch 2.7"."""
         minors = sorted(
             {".".join(r.split(".")[:2]) for r in self.releases},
-            key=lambda m: tuple(int(p) for p in m.split(".")),
+            key=release_order.order,
         )
         span = minors[0] if len(minors) == 1 else f"{minors[0]} to {minors[-1]}"
         return f"torch {span}"

@@ -220,7 +220,7 @@ def _page(
         State(
             release,
             coverage.page_coverage(page, gb_id, record, release, releases).status
-            if release in labels and coverage.in_release(entry, reg.labels, labels[release])
+            if release in labels and releases_.in_release(entry, reg.labels, labels[release])
             else None,
         )
         for release in releases

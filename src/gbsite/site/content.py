@@ -259,7 +259,7 @@ class EntryPages:
 
     def _in(self, entry: Entry, release: str) -> bool:
         label = self.release_labels.get(release)
-        return label is not None and coverage.in_release(entry, self.labels, label)
+        return label is not None and release_order.in_release(entry, self.labels, label)
 
     def page(
         self, view: EntryView, prev: EntryView | None, next: EntryView | None, doc: Doc | None

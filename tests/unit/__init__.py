@@ -1,0 +1,2 @@
+"""Unit tests of gbsite's pure modules, one file per module, mirroring src/gbsite/: no project
+folder, no build, no subprocess. They are part of the fast lane (README, Development)."""
