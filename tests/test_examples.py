@@ -106,7 +106,8 @@ EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb
         # The first call runs; the second, with another value, takes the path that breaks.
         (
             "gb-fix",
-            f"def fn(n):\n    if n > 1:\n        {BREAK.format('0021')}\n    return n\nfn(1)\nfn(2)\n",
+            f"def fn(n):\n    if n > 1:\n        {BREAK.format('0021')}\n"
+            "    return n\nfn(1)\nfn(2)\n",
             False,
             "raised graph break GB0021; a gb-fix must run without any graph break",
         ),
