@@ -50,6 +50,25 @@ def test_a_link_to_a_docs_file_leads_to_its_page(
     assert hrefs(render("GB0025", markdown + "\n").html) == [href]
 
 
+@pytest.mark.parametrize(
+    ("markdown", "href"),
+    [
+        ("[probe](../../README.md#reachability-probe)", "GH/README.md#reachability-probe"),
+        ("[x](../../tools/probe/REPORT.md)", "GH/tools/probe/REPORT.md"),
+        ("[x](../verified-examples.yaml)", "GH/docs/verified-examples.yaml"),
+        # Outside the repository, or a docs file beside this one: left as written.
+        ("[x](../../../elsewhere.md)", "../../../elsewhere.md"),
+        ("[x](../gb/gb9998.md)", "../gb/gb9998.md"),
+        ("[x](https://example.org/a.md)", "https://example.org/a.md"),
+    ],
+)
+def test_a_link_to_a_repository_file_leads_to_it_on_github(markdown: str, href: str) -> None:
+    """GitHub resolves a docs file's relative link in the repository; the site has no such
+    file, so the link goes where GitHub's would."""
+    render = BlockRenderer(["GB0029"], repository_link=lambda rel: f"GH/{rel}")
+    assert hrefs(render("GB0025", markdown + "\n").html) == [href]
+
+
 def test_links_in_code_are_not_links(render: BlockRenderer) -> None:
     html = render("GB0025", "`[x](gb0029.md)`\n\n```\n[y](gb0029.md)\n```\n").html
     assert hrefs(html) == []

@@ -5,7 +5,7 @@ their code needs. The build renders each entry page's block as it renders the pa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,9 +36,15 @@ class BlockRenderer:
     """Renders contributor blocks one at a time; the Markdown stack is imported on first use.
     Entry pages are siblings, so links to other ids are file names."""
 
-    def __init__(self, known_ids: Iterable[str], captions: FenceCaption | None = None) -> None:
+    def __init__(
+        self,
+        known_ids: Iterable[str],
+        captions: FenceCaption | None = None,
+        repository_link: Callable[[str], str] | None = None,
+    ) -> None:
         self.known_ids = known_ids
         self.captions = captions  # what to say above a fence (examples/captions.py)
+        self.repository_link = repository_link  # a repository file's URL (urls.github_source)
         self._markdown: ContributorMarkdown | None = None
 
     def prepare(self) -> ContributorMarkdown:
@@ -53,6 +59,7 @@ class BlockRenderer:
                 link_for=lambda other: page.near(urls.entry(other)),
                 reserved_ids=PAGE_SECTIONS,
                 fence_caption=self.captions,
+                repository_link=self.repository_link,
             )
         return self._markdown
 

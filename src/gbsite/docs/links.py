@@ -68,6 +68,22 @@ def found(tokens: Sequence[Token]) -> Iterator[tuple[Token, str, str, int]]:
                     yield child, hit[0], hit[1], line
 
 
+def repository_path(href: str) -> str | None:
+    """The repository file a relative link of a docs file points to, as GitHub resolves it
+    beside `docs/gb/` (`../../README.md#x` -> `README.md#x`), when it leaves `docs/gb/`
+    and stays inside the repository; None for anything else (a URL, a fragment, a path on
+    the site, a file beside the docs files)."""
+    import posixpath
+
+    if not href.startswith("../") or "\\" in href:
+        return None
+    path, hash_, fragment = href.partition("#")
+    resolved = posixpath.normpath(posixpath.join("docs/gb", path))
+    if resolved.startswith("../") or resolved in (".", "..") or resolved.startswith("docs/gb/"):
+        return None
+    return resolved + hash_ + fragment
+
+
 _parser: MarkdownIt | None = None
 
 

@@ -157,9 +157,12 @@ class ContributorMarkdown:
         link_for: Callable[[str], str],
         reserved_ids: Sequence[str] = (),
         fence_caption: FenceCaption | None = None,
+        repository_link: Callable[[str], str] | None = None,
     ) -> None:
         self.known = set(known_ids)
         self.link_for = link_for
+        # A repository file's page on GitHub (`README.md#x` -> https://github.com/.../README.md#x)
+        self.repository_link = repository_link
         self.reserved = set(reserved_ids)
         self.fence_caption = fence_caption
         md = links.parser()
@@ -174,6 +177,7 @@ class ContributorMarkdown:
         )
         md.core.ruler.after("inline", "gb_mentions", self._link_mentions)
         md.core.ruler.after("gb_mentions", "gb_doc_links", self._link_docs)
+        md.core.ruler.after("gb_doc_links", "gb_repository_links", self._link_repository)
         # Render rules are bound to the renderer, so they are plain functions calling back here.
         md.add_render_rule(
             "fence",
@@ -219,6 +223,19 @@ class ContributorMarkdown:
         for token, gb_id, fragment, _line in links.found(state.tokens):
             if gb_id in self.known:
                 token.attrSet("href", self.link_for(gb_id) + self._fragment(fragment))
+
+    def _link_repository(self, state: StateCore) -> None:
+        """`[x](../../README.md#y)`, a repository file GitHub resolves beside the docs file: on
+        the site, which has no such file, the link goes to that file on GitHub."""
+        if self.repository_link is None:
+            return
+        for token in state.tokens:
+            for child in token.children or ():
+                if child.type != "link_open":
+                    continue
+                path = links.repository_path(str(child.attrGet("href") or ""))
+                if path is not None:
+                    child.attrSet("href", self.repository_link(path))
 
     def _fragment(self, fragment: str) -> str:
         """A fragment of a link to another page: one of the page's own sections (`#hints`, as

@@ -33,7 +33,11 @@ class Renderer:
         self.env.globals["paths"] = urls  # where each file lives: urls.INDEX, urls.entry(id)...
         # Compiled now, before a worker is forked: it then shares them.
         templating.compile_all(self.env, cfg.templates_dir, ".html.j2")
-        self.block = BlockRenderer(known_ids, ExampleCaptions(runs, cfg.example_releases))
+        self.block = BlockRenderer(
+            known_ids,
+            ExampleCaptions(runs, cfg.example_releases),
+            repository_link=functools.partial(urls.github_source, cfg),
+        )
 
     def page(self, path: str, template: str, **context: object) -> bytes:
         """The page at `path` (a path of the site) from `template`; every template gets the
