@@ -53,11 +53,11 @@ HOSTILE_ROWS = {
     "1.0e+400 for a digest": (SHA, "  sha256: 1.0e+400", "sha256 is not a sha256"),
     "a list of outcomes": (OUTCOMES, "  outcomes: [breaks]\n", "outcomes is a mapping"),
     "5,000-digit line": (KIND, r"\g<0>\n  line: " + "9" * 5000, "too long"),
-    "unknown kind": (KIND, "  kind: gb-fixed", "kind is gb-repro or gb-fix"),
+    "unknown kind": (KIND, "  kind: gb-fixed", "kind is gb-repro, gb-fix or gb-wrong"),
     "a newline and a workflow command": (
         KIND,
         '  kind: "gb-repro\\n::error file=README.md,line=1::forged"',
-        "kind is gb-repro or gb-fix",
+        "kind is gb-repro, gb-fix or gb-wrong",
     ),
     "a release in other digits": (RELEASE, "    2.\u0661\u0663.0:", "is not a release"),
     "1.0e+400 for a release": (RELEASE, "    1.0e+400:", "'inf' is not a release"),

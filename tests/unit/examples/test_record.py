@@ -92,7 +92,7 @@ GOOD_ROW = f"""\
     [
         (GOOD_ROW.replace("breaks", "broke"), 6, "unknown outcome 'broke'"),
         (GOOD_ROW.replace("2.13.0:", "2.13:"), 5, "'2.13' is not a release"),
-        (GOOD_ROW.replace("gb-repro", "gb-demo"), 3, "kind is gb-repro or gb-fix"),
+        (GOOD_ROW.replace("gb-repro", "gb-demo"), 3, "kind is gb-repro, gb-fix or gb-wrong"),
         (GOOD_ROW.replace("GB0003", "GB3"), 2, "id is not an id like GB0025"),
         (GOOD_ROW.replace(SHA_A, "abc"), 4, "sha256 is not a sha256"),
         (GOOD_ROW + "  colour: red\n", 7, "unknown key 'colour'"),
