@@ -17,7 +17,7 @@ from gbsite.docs import files as docs
 from gbsite.errors import GbsiteError, Problem, display_path
 from gbsite.examples import coverage, runner, torchenv, torchsource
 from gbsite.examples import record as rec
-from gbsite.examples.coverage import Page, PageCoverage
+from gbsite.examples.coverage import PageCoverage, PageExamples
 from gbsite.examples.judging import Result
 from gbsite.registry.model import Entry, Registry
 
@@ -41,7 +41,7 @@ def homes(reg: Registry, ids: Iterable[str], releases: tuple[str, ...]) -> dict[
     return {i: home_release(reg.entries.get(i), reg.labels, releases) for i in ids}
 
 
-def read_pages(cfg: Config, reg: Registry) -> dict[str, Page]:
+def read_pages(cfg: Config, reg: Registry) -> dict[str, PageExamples]:
     """Every docs file's blocks and status block; any problem in any page raises."""
     files, _ = docs.scan(cfg.docs_dir)
     read: dict[str, docs.Doc] = {}
@@ -255,7 +255,7 @@ def check_examples(
     return check
 
 
-def current_rows(pages: Iterable[Page]) -> dict[rec.Key, rec.Row]:
+def current_rows(pages: Iterable[PageExamples]) -> dict[rec.Key, rec.Row]:
     """A row (without outcomes) for every runnable block the pages have, in page order."""
     return {
         b.key: rec.Row(b.gb_id, b.kind, b.line, b.digest)

@@ -110,7 +110,7 @@ class PageCoverage:
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
+class PageExamples:
     """What a docs file says about its examples: its annotated blocks and its status block."""
 
     id: str
@@ -141,7 +141,7 @@ class Page:
         return declared
 
 
-def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
+def read_page(gb_id: str, doc: Doc, known: Container[str]) -> PageExamples:
     """The page's blocks and status block, validated against each other; problems raise.
     `known`: the registry's ids, for `replaced-by`."""
     problems: list[Problem] = []
@@ -239,11 +239,11 @@ def read_page(gb_id: str, doc: Doc, known: Container[str]) -> Page:
         ]
     if problems:
         raise GbsiteError(problems)
-    return Page(gb_id, tuple(blocks), declared, tuple(scanned.paragraphs), later)
+    return PageExamples(gb_id, tuple(blocks), declared, tuple(scanned.paragraphs), later)
 
 
 def since_problems(
-    pages: Iterable[Page], homes: Mapping[str, str], releases: Sequence[str]
+    pages: Iterable[PageExamples], homes: Mapping[str, str], releases: Sequence[str]
 ) -> list[Problem]:
     """`since` on a block or a status block names a release of the examples newer than the
     page's home (`homes`, by id: the oldest release of the examples with the id)."""
@@ -275,7 +275,7 @@ def since_problems(
 
 
 def span_problems(
-    pages: Iterable[Page], present: Mapping[str, Sequence[str]], releases: Sequence[str]
+    pages: Iterable[PageExamples], present: Mapping[str, Sequence[str]], releases: Sequence[str]
 ) -> list[Problem]:
     """A status block's `since:` and `until:` claim releases: each must be a release of the
     examples whose registry has the id (`present`, by id: those releases, oldest first), the
@@ -338,7 +338,7 @@ def span_problems(
     return problems
 
 
-def record_problems(page: Page, record: Record, present: Sequence[str]) -> list[Problem]:
+def record_problems(page: PageExamples, record: Record, present: Sequence[str]) -> list[Problem]:
     """A status block that the record contradicts for a release it holds for: `internal` or
     `unraised` there, while a repro of the page is recorded breaking with this id there (a
     program reaches it, so torch raises it). `present`: the releases of the examples whose
@@ -386,7 +386,11 @@ def present_in(registry: Registry, releases: Sequence[str]) -> dict[str, tuple[s
 
 
 def page_coverage(
-    page: Page | None, gb_id: str, record: Record, release: str, releases: tuple[str, ...] = ()
+    page: PageExamples | None,
+    gb_id: str,
+    record: Record,
+    release: str,
+    releases: tuple[str, ...] = (),
 ) -> PageCoverage:
     """The state of one id for an example release, from its page and the record of runs.
     `releases`: every example release, oldest first (a page is `fixed` in `release` when its
@@ -426,7 +430,7 @@ def page_coverage(
 
 
 def fixed_in(
-    page: Page, record: Record, releases: tuple[str, ...]
+    page: PageExamples, record: Record, releases: tuple[str, ...]
 ) -> tuple[str, tuple[str, ...]] | None:
     """The example release from which the page's repro no longer breaks, having broken with
     an older one (the release that removes the break for code like the example), and the
@@ -451,7 +455,7 @@ def fixed_in(
     return None
 
 
-def repeated_paragraphs(pages: Iterable[Page], most: int = 2) -> dict[str, list[str]]:
+def repeated_paragraphs(pages: Iterable[PageExamples], most: int = 2) -> dict[str, list[str]]:
     """Paragraphs (of more than a few words) found on more than `most` pages: boilerplate,
     which a page should replace with what is true of its own break."""
     where: dict[str, list[str]] = {}
@@ -462,10 +466,10 @@ def repeated_paragraphs(pages: Iterable[Page], most: int = 2) -> dict[str, list[
     return {text: sorted(ids) for text, ids in where.items() if len(ids) > most}
 
 
-def read_pages(docs: dict[str, Doc], known: Container[str]) -> dict[str, Page]:
+def read_pages(docs: dict[str, Doc], known: Container[str]) -> dict[str, PageExamples]:
     """Every page with a block; all problems of all pages raise together. `known`: the
     registry's ids (its entries)."""
-    pages: dict[str, Page] = {}
+    pages: dict[str, PageExamples] = {}
     problems: list[Problem] = []
     for gb_id, doc in docs.items():
         if not doc.has_content:
@@ -481,7 +485,7 @@ def read_pages(docs: dict[str, Doc], known: Container[str]) -> dict[str, Page]:
 
 def coverage(
     registry: Registry,
-    pages: dict[str, Page],
+    pages: dict[str, PageExamples],
     record: Record,
     release: str,
     releases: tuple[str, ...],

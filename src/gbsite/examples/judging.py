@@ -25,7 +25,7 @@ QUIET_COMPILES = 2
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class RunOutput:
     """What one run of a program left: the driver's report and what the program printed."""
 
     data: dict[str, Any]  # driver.execute's result; {} when the process failed
@@ -34,7 +34,7 @@ class Outcome:
     failure: str = ""  # set when the process itself failed (timeout, crash)
 
     @classmethod
-    def failed(cls, failure: str, stdout: str, stderr: str) -> Outcome:
+    def failed(cls, failure: str, stdout: str, stderr: str) -> RunOutput:
         return cls({}, stdout, stderr, failure)
 
 
@@ -49,7 +49,7 @@ class Result:
     outcome: str | None = None  # for the record (record.py); None when the process failed
 
 
-def judge(block: Block, run: Outcome, seconds: float, eager: Outcome | None = None) -> Result:
+def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None = None) -> Result:
     """Did the program do what its annotation promises, and what did it do (its outcome for
     the record)? `eager`: a repro's uncompiled run."""
     outcome = run.data
@@ -191,7 +191,7 @@ def linked_ids(text: str) -> list[str]:
     return sorted({f"GB{n}" for n in _URL_ID.findall(text)})
 
 
-def eager_problem(block: Block, eager: Outcome) -> tuple[str, str] | None:
+def eager_problem(block: Block, eager: RunOutput) -> tuple[str, str] | None:
     """Why a repro's uncompiled run disqualifies it, if it does: a repro must show a graph
     break, not a bug that plain PyTorch hits too (unless the fence says eager=raises)."""
     if eager.failure:

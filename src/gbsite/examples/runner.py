@@ -29,7 +29,7 @@ from typing import Any
 from gbsite.errors import GbsiteError
 from gbsite.examples import annotations as examples
 from gbsite.examples.annotations import Block
-from gbsite.examples.judging import Outcome, Result, judge
+from gbsite.examples.judging import Result, RunOutput, judge
 
 DRIVER = Path(__file__).with_name("driver.py")
 QUIET_ENV = ("TORCH_LOGS", "TORCHDYNAMO_VERBOSE", "TORCH_COMPILE_DEBUG", "TORCHDYNAMO_DISABLE")
@@ -47,10 +47,15 @@ def example_env() -> dict[str, str]:
 class Run:
     """One execution of a block: its program in a folder of its own."""
 
-    key: str
+    index: int  # of its block, in the blocks run
     block: Block
     mode: str  # "compiled", "logged" (without fullgraph), "eager" or "script" (as written)
     folder: Path
+
+    @property
+    def key(self) -> str:
+        """The run's name in the fork server's jobs and ends."""
+        return f"{self.index}:{self.mode}"
 
     @property
     def program(self) -> Path:
@@ -91,7 +96,7 @@ class Ended:
     data: dict[str, Any] | None = None
     failure: str = ""  # why the run could not be judged at all, when gbsite knows
 
-    def outcome(self, timeout: float) -> Outcome:
+    def outcome(self, timeout: float) -> RunOutput:
         def text(path: Path) -> str:
             try:
                 return path.read_text(encoding="utf-8", errors="replace")
@@ -100,14 +105,14 @@ class Ended:
 
         stdout, stderr = text(self.run.stdout), text(self.run.stderr)
         if self.timed_out:
-            return Outcome.failed(f"did not finish within {timeout:g} s", stdout, stderr)
+            return RunOutput.failed(f"did not finish within {timeout:g} s", stdout, stderr)
         if self.failure:
-            return Outcome.failed(self.failure, stdout, stderr[-3000:])
+            return RunOutput.failed(self.failure, stdout, stderr[-3000:])
         if not isinstance(self.data, dict):
-            return Outcome.failed(
+            return RunOutput.failed(
                 f"the interpreter died (exit {self.exit_code})", stdout, stderr[-3000:]
             )
-        return Outcome(self.data, stdout, stderr)
+        return RunOutput(self.data, stdout, stderr)
 
 
 def plan(blocks: list[Block], root: Path) -> list[Run]:
@@ -122,7 +127,7 @@ def plan(blocks: list[Block], root: Path) -> list[Run]:
         for mode in modes:
             folder = root / f"{n:05d}-{mode}"
             folder.mkdir()
-            run = Run(f"{n}:{mode}", block, mode, folder)
+            run = Run(n, block, mode, folder)
             run.program.write_text(block.code, encoding="utf-8")
             runs.append(run)
     return runs
@@ -358,11 +363,11 @@ def run_all(
     results: dict[int, Result] = {}
     with tempfile.TemporaryDirectory(prefix="gbsite-examples-") as tmp, _reaping():
         runs = plan(blocks, Path(tmp))
-        expected = Counter(int(run.key.split(":")[0]) for run in runs)  # runs of each block
+        expected = Counter(run.index for run in runs)  # runs of each block
         ends = (_fresh if fresh or not can_fork() else _forked)(runs, python, jobs, timeout)
         pending: dict[int, dict[str, Ended]] = {}
         for ended in ends:
-            n = int(ended.run.key.split(":")[0])
+            n = ended.run.index
             got = pending.setdefault(n, {})
             got[ended.run.mode] = ended
             block = blocks[n]

@@ -20,7 +20,7 @@ it declares holds from that release of the examples on (`internal` or `unraised`
 status block with `until: RELEASE` holds up to that release of the examples and no further
 (any state): the newer releases are left to the page's examples or to a status block with a
 later `since:`. Whatever its fields say, a status block holds only for the releases whose
-registry has the id (coverage.Page.declared_for).
+registry has the id (coverage.PageExamples.declared_for).
 
 Parsed and validated on its own here; against the page's blocks in coverage.read_page; against
 the installed torch in torchsource.py.

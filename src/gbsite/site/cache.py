@@ -18,13 +18,37 @@ if TYPE_CHECKING:
     from gbsite.docs.blocks import RenderedBlock
     from gbsite.docs.files import Doc
     from gbsite.errors import Problem
-    from gbsite.examples.coverage import Page
+    from gbsite.examples.coverage import PageExamples
     from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
     from gbsite.site.content import SiteModel
     from gbsite.site.fingerprint import ReadInputs
     from gbsite.site.renderer import Renderer
+
+
+class Scanned(NamedTuple):
+    """docs/gb/ listed."""
+
+    listed: tuple[Path, ...]  # the files the fingerprint found
+    found: dict[str, Path]  # the docs files, by id
+    unexpected: list[Problem]  # the other files
+
+
+class KeptDoc(NamedTuple):
+    data: bytes  # the docs file's bytes
+    doc: Doc  # parsed
+    hand_edit: Problem | None  # text written outside its block, if any
+
+
+class KeptPage(NamedTuple):
+    block: str  # the docs file's block
+    examples: PageExamples | None  # its annotated blocks and status block
+
+
+class KeptBlock(NamedTuple):
+    source: str  # the block's Markdown
+    rendered: RenderedBlock
 
 
 class Shared(NamedTuple):
@@ -41,13 +65,11 @@ class BuildCache:
     generation: str = ""  # fingerprint.ReadInputs.generation of what the rest holds
     shared: Shared | None = None
     renderer: Renderer | None = None
-    # docs/gb/ listed: the files the fingerprint found, the docs files by id, the other files
-    scanned: tuple[tuple[Path, ...], dict[str, Path], list[Problem]] | None = None
-    # by id: the docs file's bytes, parsed, and text written outside its block, if any
-    docs: dict[str, tuple[bytes, Doc, Problem | None]] = field(default_factory=dict)
-    pages: dict[str, tuple[str, Page | None]] = field(default_factory=dict)  # block, examples
+    scanned: Scanned | None = None
+    docs: dict[str, KeptDoc] = field(default_factory=dict)  # by id
+    pages: dict[str, KeptPage] = field(default_factory=dict)  # by id
     model: SiteModel | None = None  # the last build's: its entry pages and release pages
-    blocks: dict[str, tuple[str, RenderedBlock]] = field(default_factory=dict)  # source, HTML
+    blocks: dict[str, KeptBlock] = field(default_factory=dict)  # by id
     files: dict[str, tuple[object, bytes]] = field(default_factory=dict)  # path: key, bytes
     written_to: Path | None = None  # the folder that holds exactly `files`, if any
 

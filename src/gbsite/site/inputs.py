@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gbsite.docs.files import Doc
-    from gbsite.examples.coverage import Page
+    from gbsite.examples.coverage import PageExamples
     from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 class Examples:
     """What the coverage of the pages is derived from (coverage.py)."""
 
-    pages: dict[str, Page]  # each docs file's annotated blocks and status block
+    pages: dict[str, PageExamples]  # each docs file's annotated blocks and status block
     record: Record  # what each block did with each release
     releases: tuple[str, ...]  # the torch releases the examples run against, oldest first
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gbsite.errors import GbsiteError, Problem
-from gbsite.site.cache import Shared
+from gbsite.site.cache import KeptDoc, KeptPage, Scanned, Shared
 from gbsite.site.inputs import Examples, Inputs
 
 if TYPE_CHECKING:
     from gbsite.config import Config
     from gbsite.docs.files import Doc
-    from gbsite.examples.coverage import Page
+    from gbsite.examples.coverage import PageExamples
     from gbsite.registry.model import Registry
     from gbsite.site.cache import BuildCache
     from gbsite.site.fingerprint import ReadInputs
@@ -61,8 +61,8 @@ def _load_docs(
     from gbsite.docs import files, sync
 
     listed = snapshot.listed[-1]  # the docs files the fingerprint found
-    if cache.scanned is None or cache.scanned[0] != listed:
-        cache.scanned = (listed, *files.scan(cfg.docs_dir))
+    if cache.scanned is None or cache.scanned.listed != listed:
+        cache.scanned = Scanned(listed, *files.scan(cfg.docs_dir))
     _, found, unexpected = cache.scanned
     warnings.extend(unexpected)
     problems: list[Problem] = []
@@ -74,37 +74,39 @@ def _load_docs(
             continue
         data = snapshot.read(path)
         kept = cache.docs.get(gb_id)
-        if kept is None or kept[0] != data:
+        if kept is None or kept.data != data:
             try:
                 doc = files.read(path, read=snapshot.read)
             except GbsiteError as exc:
                 problems.extend(exc.problems)
                 continue
-            kept = cache.docs[gb_id] = (data, doc, sync.hand_edit(cfg, views[gb_id], doc))
-        docs[gb_id] = kept[1]
-        if kept[2] is not None:
-            warnings.append(kept[2])
+            kept = cache.docs[gb_id] = KeptDoc(data, doc, sync.hand_edit(cfg, views[gb_id], doc))
+        docs[gb_id] = kept.doc
+        if kept.hand_edit is not None:
+            warnings.append(kept.hand_edit)
     if problems:
         raise GbsiteError(problems)
     return docs
 
 
-def _read_pages(docs: dict[str, Doc], registry: Registry, cache: BuildCache) -> dict[str, Page]:
+def _read_pages(
+    docs: dict[str, Doc], registry: Registry, cache: BuildCache
+) -> dict[str, PageExamples]:
     """Each docs file's annotated blocks and status block (a malformed one stops the build,
     with its file and line); parsed again only when the file's block changed."""
     from gbsite.examples import coverage
 
-    pages: dict[str, Page] = {}
+    pages: dict[str, PageExamples] = {}
     fresh = {}
     for gb_id, doc in docs.items():
         kept = cache.pages.get(gb_id)
-        if kept is not None and kept[0] == doc.block:
-            if kept[1] is not None:
-                pages[gb_id] = kept[1]
+        if kept is not None and kept.block == doc.block:
+            if kept.examples is not None:
+                pages[gb_id] = kept.examples
         else:
             fresh[gb_id] = doc
     read = coverage.read_pages(fresh, registry.entries)  # raises every problem at once
     for gb_id, doc in fresh.items():
-        cache.pages[gb_id] = (doc.block, read.get(gb_id))
+        cache.pages[gb_id] = KeptPage(doc.block, read.get(gb_id))
     pages.update(read)
     return dict(sorted(pages.items()))

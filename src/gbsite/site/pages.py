@@ -44,7 +44,7 @@ ENTRY, ENTRY_JSON, INDEX, DASHBOARD, RELEASE, DATA, ASSET, STYLESHEET, NOT_FOUND
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
+class OutputFile:
     path: str  # where it goes in the site (urls.py)
     kind: str  # one of the kinds above
     key: object  # what its bytes depend on, within a generation (see above)
@@ -56,7 +56,7 @@ class Page:
     styled: bool = False  # needs the stylesheet, known once every block is rendered
 
 
-def plan(cfg: Config, site: SiteModel) -> list[Page]:
+def plan(cfg: Config, site: SiteModel) -> list[OutputFile]:
     """Every file of the site, in the order a build renders them: the stylesheet and the 404
     page last, as they need the highlighting rules of every contributor block."""
     from gbsite.search import legacy
@@ -65,11 +65,11 @@ def plan(cfg: Config, site: SiteModel) -> list[Page]:
     entries = site.entries
     has_info = tuple(sorted(gb_id for gb_id, yes in site.has_info.items() if yes))
     searched = tuple((p.view.id, p.info_block) for p in entries)
-    rows: list[Page] = []
+    rows: list[OutputFile] = []
     older = legacy.by_id(site.legacy)
     for p in entries:
         rows.append(
-            Page(
+            OutputFile(
                 p.path,
                 ENTRY,
                 p,
@@ -80,30 +80,33 @@ def plan(cfg: Config, site: SiteModel) -> list[Page]:
             )
         )
         make = functools.partial(exports.entry_json, p, site)
-        rows.append(Page(p.json_path, ENTRY_JSON, p, make=make))
+        rows.append(OutputFile(p.json_path, ENTRY_JSON, p, make=make))
     rows += [
-        Page(urls.INDEX, INDEX, has_info, "index.html.j2", {"model": site}),
-        Page(
+        OutputFile(urls.INDEX, INDEX, has_info, "index.html.j2", {"model": site}),
+        OutputFile(
             urls.DASHBOARD,
             DASHBOARD,
             site.dashboard,
             "dashboard.html.j2",
             {"dashboard": site.dashboard, "model": site},
         ),
-        Page(urls.RELEASES, RELEASE, None, "releases.html.j2", {"releases": site.releases}),
-        *(Page(r.path, RELEASE, None, "release.html.j2", {"release": r}) for r in site.releases),
-        Page(urls.SEARCH_INDEX, DATA, searched, make=functools.partial(search_index, site)),
-        Page(
+        OutputFile(urls.RELEASES, RELEASE, None, "releases.html.j2", {"releases": site.releases}),
+        *(
+            OutputFile(r.path, RELEASE, None, "release.html.j2", {"release": r})
+            for r in site.releases
+        ),
+        OutputFile(urls.SEARCH_INDEX, DATA, searched, make=functools.partial(search_index, site)),
+        OutputFile(
             urls.REGISTRY_JSON,
             DATA,
             has_info,
             make=functools.partial(exports.registry_json, site.registry, site),
         ),
         *assets(cfg),
-        Page(urls.SITEMAP, SITEMAP, None, make=functools.partial(exports.sitemap, cfg, site)),
-        Page(urls.NOJEKYLL, DATA, None, make=bytes),
-        Page(urls.STYLESHEET, STYLESHEET, None, styled=True),
-        Page(
+        OutputFile(urls.SITEMAP, SITEMAP, None, make=functools.partial(exports.sitemap, cfg, site)),
+        OutputFile(urls.NOJEKYLL, DATA, None, make=bytes),
+        OutputFile(urls.STYLESHEET, STYLESHEET, None, styled=True),
+        OutputFile(
             urls.NOT_FOUND,
             NOT_FOUND,
             None,
@@ -115,12 +118,12 @@ def plan(cfg: Config, site: SiteModel) -> list[Page]:
     return rows
 
 
-def assets(cfg: Config) -> list[Page]:
+def assets(cfg: Config) -> list[OutputFile]:
     """templates/assets/ but the stylesheet (made from it, see render.py): regular files
     inside the project only, hidden ones left out, as the fingerprint does."""
     folder = cfg.templates_dir / urls.ASSETS
     return [
-        Page(urls.asset(path.relative_to(folder).as_posix()), ASSET, None, make=_reader(path))
+        OutputFile(urls.asset(path.relative_to(folder).as_posix()), ASSET, None, make=_reader(path))
         for path in input_files(folder, cfg.root)
         if path.name != "style.css"
     ]

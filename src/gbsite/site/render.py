@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gbsite.site import pages
-from gbsite.site.pages import Page
+from gbsite.site.cache import KeptBlock
+from gbsite.site.pages import OutputFile
 from gbsite.site.worker import Tickets, Worker, can_fork, cancelled_on_error, chunks
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class Rendered:
 
 
 def render(
-    table: Sequence[Page],
+    table: Sequence[OutputFile],
     renderer: Renderer,
     site: SiteModel,
     target: Target,
@@ -94,7 +95,7 @@ def render(
             rendered.sizes[row.path] = len(reuse[row.path][1])
             rendered.outputs[row.path] = reuse[row.path][1]
             if row.block is not None and row.block in cache.blocks:
-                rendered.classes[row.block] = cache.blocks[row.block][1].classes
+                rendered.classes[row.block] = cache.blocks[row.block].rendered.classes
     # Last, the stylesheet and the 404 page that inlines it: rules for every block's code.
     css = renderer.stylesheet(c for group in rendered.classes.values() for c in group)
     for row in table:
@@ -117,7 +118,7 @@ _NONE = object()  # a key no row has
 
 
 def produce(
-    renderer: Renderer, row: Page, site: SiteModel, block: RenderedBlock | None, css: str
+    renderer: Renderer, row: OutputFile, site: SiteModel, block: RenderedBlock | None, css: str
 ) -> bytes:
     """One row of the page table as bytes; `css` only for the styled rows."""
     if row.kind == pages.STYLESHEET:
@@ -136,17 +137,17 @@ def produce(
 
 
 def _block(
-    renderer: Renderer, cache: BuildCache, row: Page, done: Rendered
+    renderer: Renderer, cache: BuildCache, row: OutputFile, done: Rendered
 ) -> RenderedBlock | None:
     """The row's contributor block as HTML, rendered once per version of its source."""
     source = row.markdown
     if row.block is None or source is None:
         return None
     kept = cache.blocks.get(row.block)
-    if kept is not None and kept[0] == source:
-        block = kept[1]
+    if kept is not None and kept.source == source:
+        block = kept.rendered
     else:
         block = renderer.block(row.block, source)
-        cache.blocks[row.block] = (source, block)
+        cache.blocks[row.block] = KeptBlock(source, block)
     done.classes[row.block] = block.classes
     return block

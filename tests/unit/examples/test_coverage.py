@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gbsite.examples import record
 from gbsite.examples.annotations import Block
-from gbsite.examples.coverage import STATES, Page, fixed_in, page_coverage
+from gbsite.examples.coverage import STATES, PageExamples, fixed_in, page_coverage
 from gbsite.examples.record import Record, Row
 from gbsite.examples.status import Declaration
 
@@ -21,7 +21,7 @@ def block(kind: str, line: int, code: str = "pass\n", needs: str = "") -> Block:
 
 REPRO = block("gb-repro", 10)
 FIX = block("gb-fix", 20)
-PAGE = Page("GB0003", (REPRO, FIX), None)
+PAGE = PageExamples("GB0003", (REPRO, FIX), None)
 
 
 def ran(**by_release: tuple[str, str]) -> Record:
@@ -38,7 +38,7 @@ def ran(**by_release: tuple[str, str]) -> Record:
     return Record(rows)
 
 
-def status(rec: Record, release: str, page: Page | None = PAGE) -> str:
+def status(rec: Record, release: str, page: PageExamples | None = PAGE) -> str:
     state = page_coverage(page, "GB0003", rec, release, RELEASES).status
     assert state in STATES
     return state
@@ -76,6 +76,6 @@ def test_a_repro_that_never_broke_is_not_fixed() -> None:
 def test_a_status_block_decides_where_it_holds() -> None:
     internal = Declaration("internal", "no user code", "torch/x.py", "f", None, None, DOC, 3)
     later = Declaration("unraised", "gone", None, None, None, None, DOC, 30, since="2.15.0")
-    page = Page("GB0003", (REPRO, FIX), internal, later=(later,))
+    page = PageExamples("GB0003", (REPRO, FIX), internal, later=(later,))
     rec = ran(r2_13_0=("breaks", "runs"))
     assert [status(rec, r, page) for r in RELEASES] == ["internal", "internal", "unraised"]

@@ -9,7 +9,7 @@ import pytest
 
 from gbsite.examples import record
 from gbsite.examples.annotations import RECOMPILES, Block
-from gbsite.examples.judging import MIN_CALLS, QUIET_COMPILES, Outcome, judge, linked_ids
+from gbsite.examples.judging import MIN_CALLS, QUIET_COMPILES, RunOutput, judge, linked_ids
 
 
 def block(kind: str, **options: str) -> Block:
@@ -37,16 +37,16 @@ REPORT: dict[str, Any] = {
 }
 
 
-def raised(*ids: str, error_type: str = "Unsupported") -> Outcome:
+def raised(*ids: str, error_type: str = "Unsupported") -> RunOutput:
     message = "Unsupported: something Dynamo cannot trace\n" + "\n".join(
         f"For more details about this graph break, please visit: {link(i)}" for i in ids
     )
     report = {**REPORT, "status": "raised", "message": message, "error_type": error_type}
-    return Outcome(report, "", "")
+    return RunOutput(report, "", "")
 
 
-def completed(**report: Any) -> Outcome:
-    return Outcome({**REPORT, "status": "completed", **report}, "", "")
+def completed(**report: Any) -> RunOutput:
+    return RunOutput({**REPORT, "status": "completed", **report}, "", "")
 
 
 # ---- a gb-repro ---------------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_a_repro_that_runs_to_the_end_no_longer_breaks() -> None:
 
 
 def test_a_repro_that_also_fails_in_eager_is_not_a_repro() -> None:
-    eager = Outcome({"status": "raised", "error_type": "RuntimeError", "message": "bad"}, "", "")
+    eager = RunOutput({"status": "raised", "error_type": "RuntimeError", "message": "bad"}, "", "")
     result = judge(block("gb-repro"), raised("GB0003"), 0.5, eager)
     assert (result.outcome, result.passed) == (record.EAGER_FAILS, False)
     # unless its fence says so
@@ -88,12 +88,12 @@ def test_a_repro_that_also_fails_in_eager_is_not_a_repro() -> None:
 
 def test_a_repro_that_prints_is_an_error() -> None:
     run = raised("GB0003")
-    result = judge(block("gb-repro"), Outcome(run.data, "hello\n", ""), 0.5)
+    result = judge(block("gb-repro"), RunOutput(run.data, "hello\n", ""), 0.5)
     assert (result.outcome, result.passed) == (record.ERROR, False)
 
 
 def test_a_failed_process_has_no_outcome() -> None:
-    result = judge(block("gb-repro"), Outcome.failed("timed out after 60 s", "", "trace"), 60.0)
+    result = judge(block("gb-repro"), RunOutput.failed("timed out after 60 s", "", "trace"), 60.0)
     assert result.outcome is None and not result.passed
     assert (result.summary, result.details) == ("timed out after 60 s", "trace")
 
@@ -139,7 +139,7 @@ def test_a_fix_that_breaks_records_the_break() -> None:
 
 def test_a_fix_that_writes_to_stderr_is_an_error() -> None:
     run = completed(calls=2, compiles=1)
-    result = judge(block("gb-fix"), Outcome(run.data, "", "a warning\n"), 0.5)
+    result = judge(block("gb-fix"), RunOutput(run.data, "", "a warning\n"), 0.5)
     assert (result.outcome, result.passed) == (record.ERROR, False)
 
 
