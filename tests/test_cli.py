@@ -313,8 +313,8 @@ def _shown_id() -> str:
 
 @pytest.mark.slow  # whole-project commands in child processes
 def test_show_as_json_is_the_page_and_the_record() -> None:
-    from gbsite.examples import checking
     from gbsite.examples import record as runs
+    from gbsite.examples.states import coverage_of
 
     gb_id = _shown_id()
     result = gbsite("show", gb_id, "--format", "json")
@@ -334,7 +334,7 @@ def test_show_as_json_is_the_page_and_the_record() -> None:
     cfg = config.load(REPO)
     newest = example_releases()[-1]
     assert list(data["states"]) == list(example_releases())
-    coverage = checking.coverage_of(cfg, committed(), newest)
+    coverage = coverage_of(cfg, committed(), newest)
     assert data["states"][newest] == next(s.status for s in coverage.states if s.id == gb_id)
     # The examples are the page's blocks, with the outcomes the record has for them.
     text = (REPO / data["doc"]).read_text()
@@ -442,15 +442,15 @@ def test_lookup_show_prints_the_first_match() -> None:
 
 
 def test_help_names_every_state_and_outcome() -> None:
-    from gbsite.examples import coverage
     from gbsite.examples import record as runs
+    from gbsite.examples.vocabulary import State
 
     def help_of(*command: str) -> str:
         return " ".join(gbsite(*command, "--help").stdout.split())
 
     for command in (["show"], ["coverage"], ["ci", "preview"]):
         text = help_of(*command)
-        assert all(state in text for state in coverage.STATES), (command, text)
+        assert all(state in text for state in State), (command, text)
     outcomes = (
         runs.BREAKS,
         runs.NO_BREAK,

@@ -12,7 +12,9 @@ from conftest import REPO, Project, committed, example_releases, line_of, page
 from gbsite import config, releases
 from gbsite.docs import files as docs
 from gbsite.examples import annotations as examples
-from gbsite.examples import checking, coverage, record
+from gbsite.examples import pages as examples_pages
+from gbsite.examples import record, states
+from gbsite.examples.pages import Lifecycles
 from gbsite.registry import store
 
 BREAK = (
@@ -154,14 +156,13 @@ def test_every_committed_status_block_holds_only_where_its_id_is() -> None:
     release without the id."""
     cfg = config.load(REPO)
     reg = store.load(cfg.registry_dir)
-    pages = checking.read_pages(cfg, reg)  # raises on any span problem
-    present = coverage.present_in(reg, cfg.example_releases)
-    assert coverage.span_problems(pages.values(), present, cfg.example_releases) == []
+    pages = examples_pages.load(cfg, reg)  # raises on any span problem
+    present = Lifecycles.of(reg, cfg.example_releases).present
     record_ = record.read(cfg.verified_file)
     mapped = releases.registry_labels(example_releases(), committed().labels)
     declared_somewhere = 0
     for release in mapped:
-        listed = {c.id for c in coverage.coverage(reg, pages, record_, release, tuple(mapped))}
+        listed = {c.id for c in states.coverage(reg, pages, record_, release, tuple(mapped))}
         assert listed == {i for i, rs in present.items() if release in rs}, release
         for gb_id, p in pages.items():
             d = p.declared_for(release)

@@ -26,8 +26,10 @@ from pathlib import Path
 from gbsite import releases as release_order
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
-from gbsite.examples import checking, coverage, outcomes
+from gbsite.examples import checking, outcomes
+from gbsite.examples import pages as examples
 from gbsite.examples import record as rec
+from gbsite.examples.states import page_coverage
 from gbsite.registry import store as registry
 from gbsite.registry.model import Registry
 
@@ -48,7 +50,7 @@ def merge(cfg: Config, args: argparse.Namespace) -> int:
         )
     runs = [outcomes.read(path) for path in files]
     reg = registry.load(cfg.registry_dir)
-    pages = checking.read_pages(cfg, reg)
+    pages = examples.load(cfg, reg)
     current = checking.current_rows(pages.values())
     merged = outcomes.merge_runs(runs, current, cfg.example_releases)
     before = rec.read(cfg.verified_file)
@@ -205,7 +207,7 @@ def preview_summary(
     if not ids:
         lines.append("No page's docs file changed.")
     else:
-        pages = checking.read_pages(cfg, reg)
+        pages = examples.load(cfg, reg)
         record = rec.read(cfg.verified_file)
         labels = release_order.registry_labels(releases, reg.labels)
         lines += [
@@ -220,7 +222,7 @@ def preview_summary(
                 lines.append(f"| {gb_id} | not in the registry | " + " | " * len(releases))
                 continue
             states = [
-                coverage.page_coverage(pages.get(gb_id), gb_id, record, r, releases).status
+                page_coverage(pages.get(gb_id), gb_id, record, r, releases).status
                 if r in labels and release_order.in_release(entry, reg.labels, labels[r])
                 else "not in this release"
                 for r in releases

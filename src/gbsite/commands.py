@@ -319,6 +319,8 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
     from gbsite import releases
     from gbsite.docs import sync
     from gbsite.examples import checking
+    from gbsite.examples.pages import Lifecycles
+    from gbsite.examples.pages import problems as page_problems
     from gbsite.report import report
 
     reg = registry.load(cfg.registry_dir)
@@ -328,7 +330,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
         + registry.resolved_problems(cfg.registry_dir, reg.sources)
         + releases.problems(cfg.file, cfg.example_releases, reg.labels)
         + sync.check_problems(cfg, result)
-        + checking.page_problems(result.blocks, reg, cfg.example_releases)
+        + page_problems(result.blocks, Lifecycles.of(reg, cfg.example_releases))
     )
     notes: list[str] = []
     if args.record and not problems:

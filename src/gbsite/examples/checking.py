@@ -1,66 +1,26 @@
-"""`gbsite check --examples` and `gbsite coverage` as library calls: read the pages, run their
-blocks (runner.py), check the status blocks against torch (torchsource.py), record what passed.
-command.py prints what these return."""
+"""`gbsite check --examples` and `check --record` as library calls: run the pages' blocks and
+judge them against their promise and the record; command.py prints what these return."""
 
 from __future__ import annotations
 
 import json
-import textwrap
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gbsite import releases as release_order
 from gbsite.config import Config
-from gbsite.docs import files as docs
 from gbsite.errors import GbsiteError, Problem, display_path
-from gbsite.examples import coverage, runner, torchenv, torchsource
+from gbsite.examples import pages as pages_
 from gbsite.examples import record as rec
-from gbsite.examples.coverage import PageCoverage, PageExamples
+from gbsite.examples import runner, torchenv, torchsource
+from gbsite.examples.annotations import REPRO, Block
 from gbsite.examples.judging import Result
-from gbsite.registry.model import Entry, Registry
-
-
-def page_problems(
-    pages: dict[str, docs.Doc], reg: Registry, releases: tuple[str, ...]
-) -> list[Problem]:
-    """Annotated blocks and status blocks that are malformed or contradict each other, or
-    name a release the examples do not have."""
-    try:
-        read = coverage.read_pages(pages, reg.entries)
-    except GbsiteError as exc:
-        return exc.problems
-    return coverage.since_problems(
-        read.values(), homes(reg, read, releases), releases
-    ) + coverage.span_problems(read.values(), coverage.present_in(reg, releases), releases)
-
-
-def homes(reg: Registry, ids: Iterable[str], releases: tuple[str, ...]) -> dict[str, str]:
-    """Each id's home release (home_release)."""
-    return {i: home_release(reg.entries.get(i), reg.labels, releases) for i in ids}
-
-
-def read_pages(cfg: Config, reg: Registry) -> dict[str, PageExamples]:
-    """Every docs file's blocks and status block; any problem in any page raises."""
-    files, _ = docs.scan(cfg.docs_dir)
-    read: dict[str, docs.Doc] = {}
-    problems: list[Problem] = []
-    for gb_id, path in files.items():
-        if gb_id in reg.entries:
-            try:
-                read[gb_id] = docs.read(path, outside=False)
-            except GbsiteError as exc:
-                problems += exc.problems
-    if problems:
-        raise GbsiteError(problems)
-    pages = coverage.read_pages(read, reg.entries)
-    releases = cfg.example_releases
-    problems = coverage.since_problems(pages.values(), homes(reg, pages, releases), releases)
-    problems += coverage.span_problems(pages.values(), coverage.present_in(reg, releases), releases)
-    if problems:
-        raise GbsiteError(problems)
-    return pages
+from gbsite.examples.pages import Lifecycles, PageExamples
+from gbsite.examples.record import Record
+from gbsite.examples.vocabulary import LATER
+from gbsite.registry.model import Registry
+from gbsite.releases import release_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,25 +89,16 @@ class ExampleCheck:
         return json.dumps(self.as_dict(), indent=2)
 
 
-def home_release(entry: Entry | None, labels: list[str], releases: tuple[str, ...]) -> str:
-    """The oldest example release whose registry has the id: where its blocks must do what they
-    promise. (With a later torch a repro may stop breaking: that is recorded, not a failure.)"""
-    if entry is not None:
-        for release, label in release_order.registry_labels(releases, labels).items():
-            if release_order.in_release(entry, labels, label):
-                return release
-    return releases[0]
-
-
 class Verdict:
     """Judges each run against the record: a block does what it promises with its home
-    release (`home`: by page id), and does again what the record says it did (unless
+    release (its page's, or its `since=`), and does again what the record says it did (unless
     `accept`)."""
 
     def __init__(
-        self, record: rec.Record, release: str, home: dict[str, str], *, accept: bool
+        self, record: rec.Record, release: str, lifecycles: Lifecycles, *, accept: bool
     ) -> None:
-        self.record, self.release, self.home, self.accept = record, release, home, accept
+        self.record, self.release, self.lifecycles = record, release, lifecycles
+        self.accept = accept
 
     def __call__(self, r: Result) -> Checked:
         block = r.block
@@ -161,7 +112,7 @@ class Verdict:
                 f"recorded `{recorded}` with torch {self.release}, now `{r.outcome}`: "
                 f"{r.summary} (if torch changed, re-record with --accept)",
             )
-        if self.release == block.home(self.home[block.gb_id]) and not r.passed:
+        if self.release == block.home(self.lifecycles.home(block.gb_id)) and not r.passed:
             return Checked(r, False, r.summary)
         if r.passed:
             return Checked(r, True, r.summary)
@@ -185,43 +136,95 @@ def check_examples(
 ) -> ExampleCheck:
     """Run the pages' blocks (all, or those of `ids`; with `changed`, only those without an
     outcome for this torch's release) with `python`'s torch, check the status blocks against
-    that torch, and record what the blocks did."""
+    that torch, and record what the blocks did. One stage a function, in order."""
+    lifecycles = Lifecycles.of(reg, cfg.example_releases)
+    every = pages_.load(cfg, reg)
+    chosen = _chosen(every, reg, ids)
+    version, release, folder = _torch(python, lifecycles.releases)
+    record = rec.read(cfg.verified_file)
+    blocks = _to_run(chosen, record, release, changed=changed)
+    check = ExampleCheck(version, release, len(blocks), not fresh and runner.can_fork())
+    check.problems, check.notes = _status_blocks(chosen, lifecycles, reg, folder, check)
+    if started is not None:
+        started(check)
+    _run(
+        check,
+        blocks,
+        Verdict(record, release, lifecycles, accept=accept),
+        python,
+        jobs,
+        timeout,
+        progress,
+    )
+    _store(cfg, reg, check, every)
+    check.problems += _failures(check)
+    return check
+
+
+def _chosen(
+    every: dict[str, PageExamples], reg: Registry, ids: Iterable[str]
+) -> dict[str, PageExamples]:
+    """The pages of `ids` (all of them without any); an id the registry lacks raises."""
     wanted = {i.upper() for i in ids}
     unknown = sorted(wanted - set(reg.entries))
     if unknown:
         raise GbsiteError(f"not in the registry: {', '.join(unknown)}")
-    every = read_pages(cfg, reg)
-    pages = {i: p for i, p in every.items() if not wanted or i in wanted}
+    return {i: p for i, p in every.items() if not wanted or i in wanted}
+
+
+def _torch(python: str, releases: tuple[str, ...]) -> tuple[str, str, Path]:
+    """`python`'s torch: its version, the release of the examples it counts for, its folder."""
     version, folder = torchenv.torch_info(python)
-    release = release_order.release_of(version)
-    releases = cfg.example_releases
+    release = release_of(version)
     if release not in releases:
         raise GbsiteError(
             f"{python} has torch {version}, which is not a release of the examples "
             f"({', '.join(releases)} in gbsite.toml [examples]): run with --torch RELEASE"
         )
-    record = rec.read(cfg.verified_file)
-    blocks = [b for page in pages.values() for b in page.blocks if b.runnable]
+    return version, release, folder
+
+
+def _to_run(
+    chosen: dict[str, PageExamples], record: rec.Record, release: str, *, changed: bool
+) -> list[Block]:
+    """The runnable blocks of the pages; with `changed`, those without an outcome here."""
+    blocks = [b for page in chosen.values() for b in page.blocks if b.runnable]
     if changed:
         blocks = [b for b in blocks if record.outcome(b.key, release) is None]
-    fork = not fresh and runner.can_fork()
-    check = ExampleCheck(version, release, len(blocks), fork)
-    # The status block that holds with this torch is held against it when this is its home:
-    # the first release of the examples with the id, or its `since:`. With a later torch, a
-    # citation that no longer holds is a note (the break may be gone or moved since), not a
-    # failure.
+    return blocks
+
+
+def _status_blocks(
+    chosen: dict[str, PageExamples],
+    lifecycles: Lifecycles,
+    reg: Registry,
+    folder: Path,
+    check: ExampleCheck,
+) -> tuple[list[Problem], list[Problem]]:
+    """The status blocks that hold with this torch, held against its source: problems where
+    this release is the block's home (the first release of the examples with the id, or its
+    `since:`); notes elsewhere, as a later torch may have moved or removed the break since."""
     source = torchsource.TorchSource(folder)
-    home = homes(reg, pages, releases)
-    declared = {i: d for i, p in pages.items() if (d := p.declared_for(release)) is not None}
-    check.problems = torchsource.torch_problems(
-        {i: d for i, d in declared.items() if (d.since or home[i]) == release}, reg, source, version
+    declared = {i: d for i, p in chosen.items() if (d := p.declared_for(check.release)) is not None}
+    home = {i: d.since or lifecycles.home(i) for i, d in declared.items()}
+    here = {i: d for i, d in declared.items() if home[i] == check.release}
+    later = {i: d for i, d in declared.items() if home[i] != check.release}
+    return (
+        torchsource.torch_problems(here, reg, source, check.torch),
+        torchsource.torch_problems(later, reg, source, check.torch),
     )
-    check.notes = torchsource.torch_problems(
-        {i: d for i, d in declared.items() if (d.since or home[i]) != release}, reg, source, version
-    )
-    if started is not None:
-        started(check)
-    verdict = Verdict(record, release, home, accept=accept)
+
+
+def _run(
+    check: ExampleCheck,
+    blocks: list[Block],
+    verdict: Verdict,
+    python: str,
+    jobs: int,
+    timeout: float,
+    progress: Callable[[Checked], None] | None,
+) -> None:
+    """Run the blocks, each judged as it ends, into `check.results`."""
 
     def judged(r: Result) -> None:
         c = verdict(r)
@@ -231,8 +234,12 @@ def check_examples(
 
     clock = time.monotonic()
     if blocks:
-        runner.run_all(blocks, python, jobs, timeout, judged, fresh=not fork)
+        runner.run_all(blocks, python, jobs, timeout, judged, fresh=not check.forked)
     check.seconds = time.monotonic() - clock
+
+
+def _store(cfg: Config, reg: Registry, check: ExampleCheck, read: dict[str, PageExamples]) -> None:
+    """Record the outcomes of the blocks that passed the check."""
     outcomes = {
         c.result.block.key: str(c.result.outcome)
         for c in check.results
@@ -243,16 +250,19 @@ def check_examples(
         """The pages' blocks as they are when the outcomes are stored: a page edited (and run by
         another check) meanwhile keeps the other run's rows."""
         try:
-            return current_rows(read_pages(cfg, reg).values())
+            return current_rows(pages_.load(cfg, reg).values())
         except GbsiteError:  # a page broken meanwhile: the blocks as this run read them
-            return current_rows(every.values())
+            return current_rows(read.values())
 
-    rec.store(cfg.verified_file, {release: outcomes}, now)
-    check.problems += [
+    rec.store(cfg.verified_file, {check.release: outcomes}, now)
+
+
+def _failures(check: ExampleCheck) -> list[Problem]:
+    """A problem for each block that failed, in page order."""
+    return [
         Problem(f"{c.result.block.kind} {c.summary}", c.result.block.path, c.result.block.line)
         for c in sorted(check.failed, key=lambda c: (str(c.result.block.path), c.result.block.line))
     ]
-    return check
 
 
 def current_rows(pages: Iterable[PageExamples]) -> dict[rec.Key, rec.Row]:
@@ -276,19 +286,18 @@ class RecordCheck:
 
 def record_check(cfg: Config, reg: Registry) -> RecordCheck:
     """Every runnable block that has an outcome for its home release (or its `since=`) does
-    what it promises there; blocks missing an outcome for some release are pending. Needs no
-    torch."""
+    what it promises there; no status block contradicts the record; blocks missing an outcome
+    for some release are pending. Needs no torch."""
     record = rec.read(cfg.verified_file)
-    releases = cfg.example_releases
+    lifecycles = Lifecycles.of(reg, cfg.example_releases)
     problems, pending = [], []
-    present = coverage.present_in(reg, releases)
-    for page in read_pages(cfg, reg).values():
-        home = home_release(reg.entries.get(page.id), reg.labels, releases)
-        problems += coverage.record_problems(page, record, present.get(page.id, ()))
+    for page in pages_.load(cfg, reg).values():
+        home = lifecycles.home(page.id)
+        problems += _contradicted(page, record, lifecycles.present.get(page.id, ()))
         for b in page.blocks:
             if not b.runnable:
                 continue
-            missing = record.missing(b.key, releases)
+            missing = record.missing(b.key, lifecycles.releases)
             if missing:
                 pending.append(
                     Problem(
@@ -311,77 +320,33 @@ def record_check(cfg: Config, reg: Registry) -> RecordCheck:
     return RecordCheck(problems, pending)
 
 
-@dataclass(frozen=True, slots=True)
-class Coverage:
-    """`gbsite coverage`: the state of every id of a release."""
-
-    release: str
-    states: list[PageCoverage]
-    repeated: dict[str, list[str]]  # paragraph -> the pages that have it, when over two
-
-    MIN_WORDS = 60  # of a page's own prose, below which it is listed as thin
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return coverage.counts(self.states)
-
-    @property
-    def thin(self) -> list[str]:
-        """Pages with something written, but little prose of their own."""
-        return [s.id for s in self.states if s.status != "none" and s.words < self.MIN_WORDS]
-
-    def json(self) -> str:
-        return json.dumps(
-            {
-                "release": self.release,
-                "total": len(self.states),
-                "counts": self.counts,
-                "ids": [s.as_dict() for s in self.states],
-                "repeated_paragraphs": [
-                    {"text": text, "ids": ids} for text, ids in sorted(self.repeated.items())
-                ],
-            },
-            indent=2,
-        )
-
-    def text(self, *, list_none: bool) -> str:
-        total = len(self.states)
-        lines = [f"coverage of the {total} ids of torch {self.release}:"]
-        by_state = {s: [c.id for c in self.states if c.status == s] for s in coverage.STATES}
-        for state, ids in by_state.items():
-            share = 100 * len(ids) / total if total else 0
-            lines.append(f"  {state:<12} {len(ids):>4}  {share:5.1f}%")
-        for state, ids in by_state.items():
-            if ids and (list_none or state != "none"):
-                wrapped = textwrap.fill(
-                    " ".join(ids), width=100, initial_indent="  ", subsequent_indent="  "
+def _contradicted(page: PageExamples, record: Record, present: Sequence[str]) -> list[Problem]:
+    """A status block that the record contradicts for a release it holds for: `internal` or
+    `unraised` there, while a repro of the page is recorded breaking with this id there (a
+    program reaches it, so torch raises it). `present`: the releases of the examples whose
+    registry has the id."""
+    problems = []
+    for release in present:
+        d = page.declared_for(release)
+        if d is None or d.status not in LATER:
+            continue
+        broke = [
+            b
+            for b in page.blocks
+            if b.kind == REPRO and b.runnable and record.outcome(b.key, release) == rec.BREAKS
+        ]
+        if broke:
+            problems.append(
+                Problem(
+                    f"declared {d.status} with torch {release}, but the gb-repro of line "
+                    f"{broke[0].line} is recorded breaking with {page.id} there: a program "
+                    f"reaches it with that torch; declare it only where the repro stops breaking "
+                    "(`since:`, `until:`)",
+                    d.path,
+                    d.line,
                 )
-                lines += ["", f"{state}:", wrapped]
-        if self.thin:
-            lines += ["", f"under {self.MIN_WORDS} words of prose: {' '.join(self.thin)}"]
-        for text, ids in sorted(self.repeated.items()):
-            lines += ["", f"repeated on {len(ids)} pages ({' '.join(ids)}): {text[:90]}"]
-        return "\n".join(lines)
-
-
-def coverage_of(cfg: Config, reg: Registry, release: str | None) -> Coverage:
-    """The coverage of a release: an example release (2.14.1), or an imported one (2.14.0,
-    judged with the example release that maps to it). Default: the newest example release."""
-    releases = cfg.example_releases
-    labels = release_order.registry_labels(releases, reg.labels)
-    if release is None:
-        release = max(labels, key=releases.index) if labels else reg.labels[-1]
-    elif release not in labels:
-        if release not in reg.labels:
-            raise GbsiteError(
-                f"release {release} is neither a release of the examples "
-                f"({', '.join(releases)}) nor an imported one ({', '.join(reg.labels)})"
             )
-        release = next((r for r, label in labels.items() if label == release), release)
-    record = rec.read(cfg.verified_file)
-    pages = read_pages(cfg, reg)
-    states = coverage.coverage(reg, pages, record, release, releases)
-    return Coverage(release, states, coverage.repeated_paragraphs(pages.values()))
+    return problems
 
 
 def record_path(cfg: Config) -> Path:

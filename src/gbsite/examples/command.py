@@ -1,14 +1,18 @@
 """`gbsite check --examples` and `gbsite coverage`: the parsed arguments in, what the library
-(checking.py) finds printed, an exit status out (0 ok, 1 problems found)."""
+(checking.py, states.py) finds printed, an exit status out (0 ok, 1 problems found)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import textwrap
 
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
-from gbsite.examples import checking, torchenv
+from gbsite.examples import checking, states, torchenv
+from gbsite.examples.states import Coverage
+from gbsite.examples.vocabulary import State
 from gbsite.registry import store as registry
 from gbsite.report import report, say
 
@@ -100,9 +104,9 @@ def coverage(cfg: Config, args: argparse.Namespace) -> int:
     unimported = releases.problems(cfg.file, cfg.example_releases, reg.labels)
     if unimported:
         raise GbsiteError(unimported)
-    found = checking.coverage_of(cfg, reg, args.release)
-    print(found.json() if args.format == "json" else found.text(list_none=args.list))
-    verified = found.counts["verified"]
+    found = states.coverage_of(cfg, reg, args.release)
+    print(_coverage_json(found) if args.format == "json" else _coverage_text(found, args.list))
+    verified = found.counts[State.VERIFIED]
     if args.min_verified is not None and verified < args.min_verified:
         print(
             f"coverage: {verified} verified, fewer than --min-verified {args.min_verified}",
@@ -110,3 +114,40 @@ def coverage(cfg: Config, args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _coverage_json(found: Coverage) -> str:
+    return json.dumps(
+        {
+            "release": found.release,
+            "total": len(found.states),
+            "counts": found.counts,
+            "ids": [s.as_dict() for s in found.states],
+            "repeated_paragraphs": [
+                {"text": text, "ids": ids} for text, ids in sorted(found.repeated.items())
+            ],
+        },
+        indent=2,
+    )
+
+
+def _coverage_text(found: Coverage, list_none: bool) -> str:
+    """Each state's count and share, the ids in each (those with none only with `list_none`),
+    thin pages and repeated paragraphs."""
+    total = len(found.states)
+    lines = [f"coverage of the {total} ids of torch {found.release}:"]
+    by_state = found.by_state()
+    for state, ids in by_state.items():
+        share = 100 * len(ids) / total if total else 0
+        lines.append(f"  {state:<12} {len(ids):>4}  {share:5.1f}%")
+    for state, ids in by_state.items():
+        if ids and (list_none or state != State.NONE):
+            wrapped = textwrap.fill(
+                " ".join(ids), width=100, initial_indent="  ", subsequent_indent="  "
+            )
+            lines += ["", f"{state}:", wrapped]
+    if found.thin:
+        lines += ["", f"under {found.MIN_WORDS} words of prose: {' '.join(found.thin)}"]
+    for text, ids in sorted(found.repeated.items()):
+        lines += ["", f"repeated on {len(ids)} pages ({' '.join(ids)}): {text[:90]}"]
+    return "\n".join(lines)

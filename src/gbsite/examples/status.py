@@ -20,9 +20,9 @@ it declares holds from that release of the examples on (`internal` or `unraised`
 status block with `until: RELEASE` holds up to that release of the examples and no further
 (any state): the newer releases are left to the page's examples or to a status block with a
 later `since:`. Whatever its fields say, a status block holds only for the releases whose
-registry has the id (coverage.PageExamples.declared_for).
+registry has the id (pages.PageExamples.declared_for).
 
-Parsed and validated on its own here; against the page's blocks in coverage.read_page; against
+Parsed and validated on its own here; against the page's blocks in pages.read_page; against
 the installed torch in torchsource.py.
 """
 
@@ -37,18 +37,17 @@ from gbsite import releases
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError
 from gbsite.examples.annotations import NEEDS_HELP, valid_needs
+from gbsite.examples.vocabulary import DECLARED, LATER, State
 from gbsite.registry.model import GB_ID
 from gbsite.releases import order
 
-DECLARED = ("environment", "internal", "unraised")
-LATER = ("internal", "unraised")  # what a status block with `since:` may declare
 STATUS_KIND = "gb-status"
 STATUS_INFO = "yaml gb-status"
 _FIELDS = {"status", "reason", "source", "function", "needs", "replaced-by", "since", "until"}
 _REQUIRED = {
-    "environment": ("reason", "needs", "source", "function"),
-    "internal": ("reason", "source", "function"),
-    "unraised": ("reason",),
+    State.ENVIRONMENT: ("reason", "needs", "source", "function"),
+    State.INTERNAL: ("reason", "source", "function"),
+    State.UNRAISED: ("reason",),
 }
 # Inside the torch package: no `..`, `.` or empty part (no part starts with a dot).
 _SOURCE = re.compile(r"torch(?:/[A-Za-z0-9_][A-Za-z0-9_.-]*)*/[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
@@ -59,7 +58,7 @@ _FUNCTION = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 class Declaration:
     """A page's status block."""
 
-    status: str  # environment, internal or unraised
+    status: State  # one of DECLARED: environment, internal or unraised
     reason: str
     source: str | None  # a path inside the torch package, "torch/..."
     function: str | None  # the function or Class.method there that raises the break
@@ -152,12 +151,13 @@ def read_declaration(
         if value is not None and not isinstance(value, str):
             raise problem(f'`{key}:` is text, not {type(value).__name__} (quote it: {key}: "...")')
     fields = {str(k): ("" if v is None else v.strip()) for k, v in data.items()}
-    status = fields.get("status", "")
-    if status not in DECLARED:
+    text = fields.get("status", "")
+    if text not in DECLARED:
         raise problem(
-            f"status `{status}`: a status block declares {', '.join(DECLARED)} "
+            f"status `{text}`: a status block declares {', '.join(DECLARED)} "
             "(verified comes from the examples, none from their absence)"
         )
+    status = State(text)
     for name in _REQUIRED[status]:
         if not fields.get(name):
             what = {
@@ -192,5 +192,14 @@ def read_declaration(
     if since is not None and until is not None and order(until) < order(since):
         raise problem(f"`until: {until}` is older than `since: {since}`: it would hold nowhere")
     return Declaration(
-        status, fields["reason"], source, function, needs, replaced, doc.path, line, since, until
+        status,
+        fields["reason"],
+        source,
+        function,
+        needs,
+        replaced,
+        doc.path,
+        line,
+        since,
+        until,
     )

@@ -12,7 +12,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
@@ -86,13 +86,14 @@ def probe_release(
     """Run the corpus against one release: its report. The generated programs the report
     names are saved under tools/probe/reached/."""
     from gbsite import config
-    from gbsite.examples import checking, torchenv, torchsource
+    from gbsite.examples import torchenv, torchsource
+    from gbsite.examples.states import coverage_of
     from gbsite.probe.sites import raise_sites, sites_of
     from gbsite.registry import store as registry
 
     cfg = config.load(root)
     reg = registry.load(cfg.registry_dir)
-    found = checking.coverage_of(cfg, reg, release)
+    found = coverage_of(cfg, reg, release)
     states = {s.id: s.status for s in found.states}
     python = torchenv.python_for(release, cfg.example_releases)
     version, package = torchenv.torch_info(python)
@@ -181,7 +182,7 @@ def probe_release(
 
 
 def program_paths(
-    runs: Sequence[Reached], states: dict[str, str]
+    runs: Sequence[Reached], states: Mapping[str, str]
 ) -> tuple[dict[str, str], dict[str, Path]]:
     """Each program's path for the report: a file of the corpus by its repository path. A
     generated program that reached an id whose page is not verified is saved under

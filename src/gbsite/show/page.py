@@ -3,9 +3,9 @@ each release of the examples, the "Why this happens" section and the annotated e
 what each did with each release (from docs/verified-examples.yaml).
 
 Everything comes from the parsers the site uses: the registry entry (registry/store.py,
-views.py), the docs file (docs/files.py) and its examples and status block
-(examples/coverage.py read_page, page_coverage), the record (examples/record.py). Only the one
-entry and the one docs file are read, so that it answers at once.
+views.py), the docs file (docs/files.py) and its examples and status blocks (examples/pages.py),
+its states (examples/states.py), the record (examples/record.py). Only the one entry and the one
+docs file are read, so that it answers at once.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Example:
 @dataclass(frozen=True, slots=True)
 class State:
     release: str  # a release of the examples
-    state: str | None  # one of coverage.STATES; None when its registry lacks the id
+    state: str | None  # a vocabulary.State; None when its registry lacks the id
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,22 +204,24 @@ def _page(
     """The page's part: states by release, the status block, the why section, the examples."""
     from gbsite import releases as releases_
     from gbsite.docs import files as docs
-    from gbsite.examples import coverage
     from gbsite.examples import record as runs
+    from gbsite.examples.pages import Lifecycles, read_page
+    from gbsite.examples.states import page_coverage
 
     entry = reg.entries[gb_id]
     doc = docs.read(path, outside=False) if path.is_file() else None
     # The page's examples and status block, validated as `gbsite check` validates them; the
     # known ids (for `replaced-by:`) are the registry's files.
     known = {p.stem for p in (cfg.registry_dir / "gb").glob("GB*.yaml")}
-    page = coverage.read_page(gb_id, doc, known) if doc and doc.has_content else None
-    record = runs.read_page(cfg.verified_file, gb_id)
     releases = cfg.example_releases
+    lifecycles = Lifecycles.of(reg, releases, known)
+    page = read_page(gb_id, doc, lifecycles) if doc and doc.has_content else None
+    record = runs.read_page(cfg.verified_file, gb_id)
     labels = releases_.registry_labels(releases, reg.labels)
     states = tuple(
         State(
             release,
-            coverage.page_coverage(page, gb_id, record, release, releases).status
+            page_coverage(page, gb_id, record, release, releases).status
             if release in labels and releases_.in_release(entry, reg.labels, labels[release])
             else None,
         )

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from gbsite.docs.blocks import RenderedBlock
     from gbsite.docs.files import Doc
     from gbsite.errors import Problem
-    from gbsite.examples.coverage import PageExamples
+    from gbsite.examples.pages import PageExamples
     from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView

@@ -14,8 +14,8 @@ from gbsite import releases as release_order
 from gbsite import urls
 from gbsite.config import Config
 from gbsite.docs.files import Doc
-from gbsite.examples import coverage
-from gbsite.examples.coverage import PageCoverage
+from gbsite.examples.states import PageCoverage, fixed_in, page_coverage
+from gbsite.examples.vocabulary import State
 from gbsite.registry.model import Category, Entry, Registry
 from gbsite.registry.views import EntryView
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from gbsite.site.inputs import Examples, Inputs
 
 from gbsite.site.dashboard import (
+    STATE_TEXT,
     Dashboard,
     ReleaseCoverage,
     ReleasePage,
@@ -142,20 +143,20 @@ def badge(
 ) -> Badge:
     """`verified_in`: the releases whose torch the page's repro and fix did what they promise
     with; `fixed`: the release from which its repro no longer breaks, and those it broke with
-    (coverage.fixed_in)."""
+    (fixed_in)."""
     d = covered.declaration
-    if covered.status == "fixed" and fixed is not None:
-        fixed_in, broke_in = fixed
+    if covered.status == State.FIXED and fixed is not None:
+        since, broke_in = fixed
         return Badge(
             "fixed",
-            f"Fixed in torch {fixed_in}",
-            f"upgrading to torch {fixed_in} removes this break for code like the example: its "
+            f"Fixed in torch {since}",
+            f"upgrading to torch {since} removes this break for code like the example: its "
             f"repro breaks with torch {_and(broke_in)} and compiles without a break from "
-            f"{fixed_in} on",
+            f"{since} on",
             "#additional-information",
             "See the example",
         )
-    if covered.status == "verified" or (covered.status == "none" and verified_in):
+    if covered.status == State.VERIFIED or (covered.status == State.NONE and verified_in):
         # Verified with an older torch but not the newest: each example's line says why.
         torch = _and(verified_in)
         return Badge(
@@ -165,7 +166,7 @@ def badge(
             "#additional-information",
             "See the example",
         )
-    if covered.status == "pending" and verified_in:
+    if covered.status == State.PENDING and verified_in:
         # Verified with an older torch, not run with this one yet: both are true.
         return Badge(
             "verified",
@@ -175,7 +176,7 @@ def badge(
             "#additional-information",
             "See the example",
         )
-    if covered.status == "pending":
+    if covered.status == State.PENDING:
         return Badge(
             "pending",
             "Examples not run yet",
@@ -184,7 +185,7 @@ def badge(
             "#additional-information",
             "See the examples",
         )
-    if d is not None and d.status == "environment" and d.needs:
+    if d is not None and d.status == State.ENVIRONMENT and d.needs:
         from gbsite.examples.annotations import needs_label
 
         return Badge(
@@ -197,7 +198,7 @@ def badge(
     # A state that holds from a newer torch on: the page's examples are for the older ones.
     later = d is not None and d.since is not None and verified_in
     older = f"; the examples below are for torch {_and(verified_in)}" if later else ""
-    if d is not None and d.status == "internal":
+    if d is not None and d.status == State.INTERNAL:
         since = f"from torch {d.since} on, " if d.since else ""
         return Badge(
             "internal",
@@ -207,7 +208,7 @@ def badge(
             "#additional-information",
             "What to do if you see it",
         )
-    if d is not None and d.status == "unraised":
+    if d is not None and d.status == State.UNRAISED:
         replaced = f"; {d.replaced_by} took its place" if d.replaced_by else ""
         torch = f"torch {d.since} and later do" if d.since else f"torch {release} does"
         return Badge(
@@ -235,10 +236,10 @@ def release_state(release: str, covered: PageCoverage, present: bool) -> Release
     if not present:
         return ReleaseState(release, None, "Not in this release", "its registry has no such id")
     d = covered.declaration
-    title = coverage.STATE_TEXT[covered.status][0]
+    title = STATE_TEXT[covered.status][0]
     if d is not None:
         why = f"status block, {d.span}" if d.span else "status block"
-    elif covered.status in ("verified", "fixed", "pending"):
+    elif covered.status in (State.VERIFIED, State.FIXED, State.PENDING):
         why = "the examples' runs"
     else:
         why = ""
@@ -267,14 +268,14 @@ class EntryPages:
         ex, entry, labels = self.examples, view.entry, self.labels
         page = ex.pages.get(view.id)
         by_release = {
-            r: coverage.page_coverage(page, view.id, ex.record, r, ex.releases) for r in ex.releases
+            r: page_coverage(page, view.id, ex.record, r, ex.releases) for r in ex.releases
         }
         # The state shown is for the newest example release that has the id.
         present = [r for r in ex.releases if self._in(entry, r)]
         release = present[-1] if present else ex.release
-        covered = coverage.page_coverage(page, view.id, ex.record, release, ex.releases)
-        verified_in = [r for r in ex.releases if by_release[r].status == "verified"]
-        fixed = coverage.fixed_in(page, ex.record, ex.releases) if page else None
+        covered = page_coverage(page, view.id, ex.record, release, ex.releases)
+        verified_in = [r for r in ex.releases if by_release[r].status == State.VERIFIED]
+        fixed = fixed_in(page, ex.record, ex.releases) if page else None
         doc_path = f"{self.docs_dir}/{view.slug}.md"
         return EntryPage(
             view=view,
@@ -351,7 +352,7 @@ def model(cfg: Config, inputs: Inputs, previous: SiteModel | None = None) -> Sit
     for n, release in enumerate(examples.releases):
         states = [p.states[n] for p in entries if p.states[n] is not None]
         by_release.append(
-            ReleaseCoverage(release, len(states), tuple(states.count(s) for s in coverage.STATES))
+            ReleaseCoverage(release, len(states), tuple(states.count(s) for s in State))
         )
     return SiteModel(
         registry=registry,

@@ -6,11 +6,44 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gbsite import urls
-from gbsite.examples import coverage
+from gbsite.examples.vocabulary import State
 from gbsite.registry.derive import DEFECTS, Defect
 from gbsite.registry.model import Category, Registry, Revision, Text
 from gbsite.registry.views import EntryView
 from gbsite.site.charts import BarChart, bar_chart
+
+# What each state means to a reader: a title and a sentence, for the dashboard.
+STATE_TEXT: dict[State, tuple[str, str]] = {
+    State.VERIFIED: ("Verified", "A repro and a fix on the page were run and did what they say."),
+    State.FIXED: (
+        "Fixed by upgrading",
+        "The page's repro breaks with an older torch and compiles without a break with this one.",
+    ),
+    State.PENDING: (
+        "Examples not run yet",
+        "The page's examples are new or changed and have not been run with this torch yet: "
+        "CI runs them on the next push and records what they did.",
+    ),
+    State.ENVIRONMENT: (
+        "Needs an environment",
+        "Reachable only with a CUDA device, several processes, another package or a newer "
+        "Python: the "
+        "examples are shown, not run.",
+    ),
+    State.INTERNAL: (
+        "Internal",
+        "No user program reaches it; the page says where torch raises it and what to do.",
+    ),
+    State.UNRAISED: (
+        "No longer raised",
+        "The registry keeps the id, but torch no longer raises it.",
+    ),
+    State.NONE: (
+        "No example yet",
+        "Pages waiting for a repro and a fix that do what they say with this torch (some have "
+        "an example for an older one): pick one and write it.",
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +104,11 @@ class CoverageSummary:
 
     release: str
     total: int
-    lists: tuple[CoverageList, ...]  # one per state, in coverage.STATES order
+    lists: tuple[CoverageList, ...]  # one per state, in State order
 
     @property
     def verified(self) -> int:
-        return next(len(c.entries) for c in self.lists if c.state == "verified")
+        return next(len(c.entries) for c in self.lists if c.state == State.VERIFIED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +117,7 @@ class ReleaseCoverage:
 
     release: str
     total: int  # ids of that release
-    counts: tuple[int, ...]  # per state, in coverage.STATES order
+    counts: tuple[int, ...]  # per state, in State order
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +196,9 @@ def coverage_summary(
     """`states`: each id's coverage state for `release`, None when the release lacks the id."""
     ids = [v for v in views if states[v.id] is not None]
     lists = []
-    for state in coverage.STATES:
+    for state in State:
         listed = tuple(v for v in ids if states[v.id] == state)
-        title, description = coverage.STATE_TEXT[state]
+        title, description = STATE_TEXT[state]
         lists.append(CoverageList(state, title, description, listed, share(len(listed), len(ids))))
     return CoverageSummary(release, len(ids), tuple(lists))
 
@@ -215,7 +248,7 @@ def dashboard(
     return Dashboard(
         coverage=covered,
         by_release=by_release,
-        states=tuple((s, coverage.STATE_TEXT[s][0]) for s in coverage.STATES),
+        states=tuple((s, STATE_TEXT[s][0]) for s in State),
         total=len(views),
         current=len(current),
         removed=len(views) - len(current),

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gbsite.docs.files import Doc
-    from gbsite.examples.coverage import PageExamples
+    from gbsite.examples.pages import PageExamples
     from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Examples:
-    """What the coverage of the pages is derived from (coverage.py)."""
+    """What the coverage of the pages is derived from (examples/states.py)."""
 
     pages: dict[str, PageExamples]  # each docs file's annotated blocks and status block
     record: Record  # what each block did with each release

@@ -14,7 +14,7 @@ from gbsite.site.inputs import Examples, Inputs
 if TYPE_CHECKING:
     from gbsite.config import Config
     from gbsite.docs.files import Doc
-    from gbsite.examples.coverage import PageExamples
+    from gbsite.examples.pages import Lifecycles, PageExamples
     from gbsite.registry.model import Registry
     from gbsite.site.cache import BuildCache
     from gbsite.site.fingerprint import ReadInputs
@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Problem]) -> Inputs:
     from gbsite import releases as gb_releases
     from gbsite.examples import record
+    from gbsite.examples.pages import Lifecycles
     from gbsite.registry import store
     from gbsite.registry.views import entry_views
+    from gbsite.search import legacy
 
     if cache.shared is None:  # else: the registry, record and settings are those of last time
         registry = store.load(cfg.registry_dir, read=snapshot.read)
@@ -38,13 +40,9 @@ def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Pr
         cache.shared = Shared(registry, entry_views(registry), runs)
     registry, views, runs = cache.shared
     docs = _load_docs(cfg, snapshot, registry, cache, warnings)
-    pages = _read_pages(docs, registry, cache)
-    from gbsite.releases import registry_labels
-
-    releases = tuple(registry_labels(cfg.example_releases, registry.labels))
+    pages = _read_pages(docs, Lifecycles.of(registry, cfg.example_releases), cache)
+    releases = tuple(gb_releases.registry_labels(cfg.example_releases, registry.labels))
     examples = Examples(pages, runs, releases or (registry.labels[-1],))
-    from gbsite.search import legacy
-
     older = tuple(legacy.load(cfg.registry_dir / legacy.FILE, read=snapshot.read))
     return Inputs(registry, views, docs, examples, older)
 
@@ -90,11 +88,12 @@ def _load_docs(
 
 
 def _read_pages(
-    docs: dict[str, Doc], registry: Registry, cache: BuildCache
+    docs: dict[str, Doc], lifecycles: Lifecycles, cache: BuildCache
 ) -> dict[str, PageExamples]:
-    """Each docs file's annotated blocks and status block (a malformed one stops the build,
-    with its file and line); parsed again only when the file's block changed."""
-    from gbsite.examples import coverage
+    """Each docs file's annotated blocks and status blocks (a malformed one stops the build,
+    with its file and line, as `gbsite check` says it); parsed again only when the file's block
+    changed."""
+    from gbsite.examples import pages as examples
 
     pages: dict[str, PageExamples] = {}
     fresh = {}
@@ -105,7 +104,7 @@ def _read_pages(
                 pages[gb_id] = kept.examples
         else:
             fresh[gb_id] = doc
-    read = coverage.read_pages(fresh, registry.entries)  # raises every problem at once
+    read = examples.read_pages(fresh, lifecycles)  # raises every problem at once
     for gb_id, doc in fresh.items():
         cache.pages[gb_id] = KeptPage(doc.block, read.get(gb_id))
     pages.update(read)

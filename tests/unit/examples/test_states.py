@@ -1,4 +1,4 @@
-"""The coverage states of a page for a release (coverage.page_coverage), from its blocks, its
+"""The coverage states of a page for a release (states.page_coverage), from its blocks, its
 status block and the record: verified, fixed, pending, none, and a declared state."""
 
 from __future__ import annotations
@@ -7,9 +7,11 @@ from pathlib import Path
 
 from gbsite.examples import record
 from gbsite.examples.annotations import Block
-from gbsite.examples.coverage import STATES, PageExamples, fixed_in, page_coverage
+from gbsite.examples.pages import PageExamples
 from gbsite.examples.record import Record, Row
+from gbsite.examples.states import fixed_in, page_coverage
 from gbsite.examples.status import Declaration
+from gbsite.examples.vocabulary import State
 
 RELEASES = ("2.13.0", "2.14.1", "2.15.0")
 DOC = Path("docs/gb/gb0003.md")
@@ -40,7 +42,7 @@ def ran(**by_release: tuple[str, str]) -> Record:
 
 def status(rec: Record, release: str, page: PageExamples | None = PAGE) -> str:
     state = page_coverage(page, "GB0003", rec, release, RELEASES).status
-    assert state in STATES
+    assert isinstance(state, State)
     return state
 
 
@@ -74,8 +76,8 @@ def test_a_repro_that_never_broke_is_not_fixed() -> None:
 
 
 def test_a_status_block_decides_where_it_holds() -> None:
-    internal = Declaration("internal", "no user code", "torch/x.py", "f", None, None, DOC, 3)
-    later = Declaration("unraised", "gone", None, None, None, None, DOC, 30, since="2.15.0")
+    internal = Declaration(State.INTERNAL, "no user code", "torch/x.py", "f", None, None, DOC, 3)
+    later = Declaration(State.UNRAISED, "gone", None, None, None, None, DOC, 30, since="2.15.0")
     page = PageExamples("GB0003", (REPRO, FIX), internal, later=(later,))
     rec = ran(r2_13_0=("breaks", "runs"))
     assert [status(rec, r, page) for r in RELEASES] == ["internal", "internal", "unraised"]
