@@ -37,6 +37,7 @@ import functools
 import hashlib
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,8 +48,17 @@ from gbsite.errors import GbsiteError, Problem
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-REPRO, FIX, WRONG = "gb-repro", "gb-fix", "gb-wrong"
-KINDS = (REPRO, FIX, WRONG)
+
+class Kind(StrEnum):
+    """An annotated block's kind: the word after `python` in its fence."""
+
+    REPRO = "gb-repro"  # raises the page's break
+    FIX = "gb-fix"  # the same work without the break
+    WRONG = "gb-wrong"  # a value torch.compile computes wrong, near the page's subject
+
+
+REPRO, FIX, WRONG = Kind.REPRO, Kind.FIX, Kind.WRONG
+KINDS = tuple(Kind)
 _OPTION = re.compile(
     r"(compile|backend|needs|eager|fullgraph|since|recompiles)=([A-Za-z_0-9][\w.:-]*)"
 )
@@ -117,7 +127,7 @@ def digest(
     """Identifies a block's content: a record is valid only for this exact code and options
     (and, for a fix, the rule it was judged by)."""
     key = f"{kind}\0{compile_name}\0{backend}\0{code}"
-    if kind == "gb-fix" and compile_name != SCRIPT:
+    if kind == FIX and compile_name != SCRIPT:
         key += f"\0{_FIX_RULE}"
     # Options added later count only when given, so that older records stay valid.
     if eager:
@@ -135,7 +145,7 @@ def digest(
 class Annotation:
     """What an annotated fence's info string asks for, defaults filled in."""
 
-    kind: str  # gb-repro, gb-fix or gb-wrong
+    kind: Kind
     compile_name: str = "fn"
     backend: str = DEFAULT_BACKEND
     needs: str = ""  # cuda, distributed, package:NAME or python:3.N: shown, not run
@@ -150,7 +160,7 @@ class Block:
     gb_id: str  # the page's id: what a gb-repro must raise
     path: Path
     line: int  # of the opening fence, in the docs file
-    kind: str  # gb-repro, gb-fix or gb-wrong
+    kind: Kind
     code: str
     compile_name: str
     backend: str
@@ -226,14 +236,14 @@ def parse_info(info: str) -> Annotation | None:
         key, value = match.groups()
         if key == "needs" and not valid_needs(value):
             raise ValueError(f"`needs={value}`: a block needs {NEEDS_HELP}")
-        if key == "eager" and (value != EAGER_RAISES or words[1] != "gb-repro"):
+        if key == "eager" and (value != EAGER_RAISES or words[1] != REPRO):
             raise ValueError("`eager=raises` is the only eager option, and only for a gb-repro")
-        if key == "fullgraph" and (value != NO_FULLGRAPH or words[1] != "gb-repro"):
+        if key == "fullgraph" and (value != NO_FULLGRAPH or words[1] != REPRO):
             raise ValueError(
                 "`fullgraph=false` is the only fullgraph option, and only for a gb-repro "
                 "(a fix must compile with fullgraph=True)"
             )
-        if key == "recompiles" and (value != RECOMPILES or words[1] != "gb-fix"):
+        if key == "recompiles" and (value != RECOMPILES or words[1] != FIX):
             raise ValueError(
                 "`recompiles=yes` is the only recompiles option, and only for a gb-fix (one "
                 "whose calls make Dynamo compile more than twice)"
@@ -253,7 +263,7 @@ def parse_info(info: str) -> Annotation | None:
             "`compile=none` runs the program as written: it chooses its own backend, there is "
             "no eager or fullgraph variant to run, and its calls are not counted"
         )
-    return Annotation(words[1], **options)
+    return Annotation(Kind(words[1]), **options)
 
 
 def blocks_of(gb_id: str, doc: Doc, scanned: Scan | None = None) -> list[Block]:

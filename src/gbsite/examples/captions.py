@@ -67,13 +67,13 @@ class ExampleCaptions:
         if a.compile_name == examples.SCRIPT:
             what = (
                 f"Breaks with {escape(gb_id)} when run as written"
-                if a.kind == "gb-repro"
+                if a.kind == examples.REPRO
                 else "Fix: runs without a graph break, as written"
             )
         elif a.fullgraph == examples.NO_FULLGRAPH:
             plain = f"<code>torch.compile({escape(a.compile_name)})</code>"
             what = f"Logs {escape(gb_id)} as a graph break when compiled with {plain}"
-        elif a.kind == "gb-repro":
+        elif a.kind == examples.REPRO:
             what = f"Breaks with {escape(gb_id)} when compiled with {call}"
         else:
             what = f"Fix: runs without a graph break with {call}, called at least twice"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gbsite.examples import record
-from gbsite.examples.annotations import EAGER_RAISES, NO_FULLGRAPH, RECOMPILES, WRONG, Block
+from gbsite.examples.annotations import EAGER_RAISES, NO_FULLGRAPH, RECOMPILES, REPRO, WRONG, Block
 
 _URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
 MIN_CALLS = 2  # of a fix's compiled callable: real code calls it again, with other inputs
@@ -94,7 +94,7 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
         )
     if block.kind == WRONG:
         return result(*wrong_value(block, outcome))
-    if block.kind == "gb-repro" and block.fullgraph == NO_FULLGRAPH:
+    if block.kind == REPRO and block.fullgraph == NO_FULLGRAPH:
         if outcome["status"] != "completed":
             return result(
                 error,
@@ -111,7 +111,7 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
                 logged[:1500],
             )
         return repro_broke(f"logs {block.gb_id} as a graph break")
-    if block.kind == "gb-repro":
+    if block.kind == REPRO:
         if outcome["status"] != "raised":
             return result(
                 record.NO_BREAK,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from gbsite.docs import files as docs
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError, Problem
-from gbsite.examples.annotations import LIMIT, RECOMPILES, WRONG, Block, blocks_of, scan
+from gbsite.examples.annotations import LIMIT, RECOMPILES, REPRO, WRONG, Block, blocks_of, scan
 from gbsite.examples.status import STATUS_INFO, STATUS_KIND, Declaration, read_declaration
 from gbsite.examples.vocabulary import State
 from gbsite.releases import in_release, order, registry_labels
@@ -152,7 +152,7 @@ def read_page(gb_id: str, doc: Doc, lifecycles: Lifecycles) -> PageExamples:
             for b in shown
         ]
     elif declared.status == State.ENVIRONMENT:
-        if not any(b.kind == "gb-repro" for b in shown):
+        if not any(b.kind == REPRO for b in shown):
             problems.append(
                 Problem(
                     "an environment page shows its repro: a `python gb-repro "

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from gbsite import releases
 from gbsite.errors import GbsiteError
-from gbsite.examples.annotations import KINDS
+from gbsite.examples.annotations import FIX, KINDS, REPRO
 from gbsite.fs.files import check_input, decode_utf8, write_if_changed
 from gbsite.fs.lock import locked
 from gbsite.registry import yamlio
@@ -263,7 +263,7 @@ def _read_first_format(path: Path, entries: object, where: yamlio.Locator) -> Re
         ok = ok and all(isinstance(e[k], str) for k in ("id", "sha256", "torch"))
         kind = e.get("kind") or "gb-repro" if isinstance(e, dict) else ""
         release = releases.release_of(e["torch"]) if ok else ""
-        if not ok or kind not in ("gb-repro", "gb-fix") or not releases.is_release(release):
+        if not ok or kind not in (REPRO, FIX) or not releases.is_release(release):
             raise _malformed(
                 path,
                 f"entry {n + 1}: entries need id, sha256, kind and a torch release",

@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +44,22 @@ def example_env() -> dict[str, str]:
     return env
 
 
+class Mode(StrEnum):
+    """How the driver runs a block's program (driver.py's MODE, the same words)."""
+
+    COMPILED = "compiled"  # its function compiled with fullgraph=True, its calls counted
+    LOGGED = "logged"  # compiled without fullgraph, the graph breaks logged (fullgraph=false)
+    EAGER = "eager"  # nothing compiled: a repro must run in plain PyTorch too
+    SCRIPT = "script"  # as written (compile=none, gb-wrong)
+
+
 @dataclass(frozen=True, slots=True)
 class Run:
     """One execution of a block: its program in a folder of its own."""
 
     index: int  # of its block, in the blocks run
     block: Block
-    mode: str  # "compiled", "logged" (without fullgraph), "eager" or "script" (as written)
+    mode: Mode
     folder: Path
 
     @property
@@ -119,11 +129,11 @@ def plan(blocks: list[Block], root: Path) -> list[Run]:
     """The runs of these blocks, each with its program written in a folder of its own."""
     runs: list[Run] = []
     for n, block in enumerate(blocks):
-        compiled = "logged" if block.fullgraph == examples.NO_FULLGRAPH else "compiled"
+        compiled = Mode.LOGGED if block.fullgraph == examples.NO_FULLGRAPH else Mode.COMPILED
         if block.script:
-            modes = ["script"]
+            modes = [Mode.SCRIPT]
         else:
-            modes = [compiled, "eager"] if block.kind == "gb-repro" else [compiled]
+            modes = [compiled, Mode.EAGER] if block.kind == examples.REPRO else [compiled]
         for mode in modes:
             folder = root / f"{n:05d}-{mode}"
             folder.mkdir()
@@ -365,7 +375,7 @@ def run_all(
         runs = plan(blocks, Path(tmp))
         expected = Counter(run.index for run in runs)  # runs of each block
         ends = (_fresh if fresh or not can_fork() else _forked)(runs, python, jobs, timeout)
-        pending: dict[int, dict[str, Ended]] = {}
+        pending: dict[int, dict[Mode, Ended]] = {}
         for ended in ends:
             n = ended.run.index
             got = pending.setdefault(n, {})
@@ -373,8 +383,8 @@ def run_all(
             block = blocks[n]
             if len(got) < expected[n]:
                 continue
-            compiled = got.get("compiled") or got.get("logged") or got["script"]
-            eager = got["eager"].outcome(timeout) if "eager" in got else None
+            compiled = got.get(Mode.COMPILED) or got.get(Mode.LOGGED) or got[Mode.SCRIPT]
+            eager = got[Mode.EAGER].outcome(timeout) if Mode.EAGER in got else None
             result = judge(block, compiled.outcome(timeout), compiled.seconds, eager)
             results[n] = result
             del pending[n]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from gbsite.errors import Problem
 from gbsite.examples.status import Declaration
+from gbsite.examples.vocabulary import State
 from gbsite.registry.model import Entry, Registry
 from gbsite.releases import in_release, registry_labels, release_of
 
@@ -145,7 +146,7 @@ def torch_problems(
                         d.line,
                     )
                 )
-        if d.status == "unraised":
+        if d.status == State.UNRAISED:
             found = torch.find(reported_types(entry, registry.labels, version))
             if found is not None:
                 rel = "torch/" + found.relative_to(torch.folder).as_posix()

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gbsite.examples.vocabulary import State
 from gbsite.probe.detect import Reached
 
-NOT_VERIFIED = ("internal", "unraised", "environment", "none", "pending")
+NOT_VERIFIED = (State.INTERNAL, State.UNRAISED, State.ENVIRONMENT, State.NONE, State.PENDING)
 FORMAT = 1
 
 
@@ -206,18 +207,18 @@ def markdown(reports: Sequence[Mapping[str, object]], command: str) -> str:
         ids = _ids(rep)
         programs = rep["programs"]
         assert isinstance(programs, list)
-        internal = [v for v in ids.values() if v["state"] == "internal"]
+        internal = [v for v in ids.values() if v["state"] == State.INTERNAL]
         lines.append(
             f"| {rep['release']} | {rep['torch']} | {len(programs)} "
             f"| {sum(1 for v in ids.values() if v['reached'])} | {len(internal)} "
             f"| {sum(1 for v in internal if v['reached'])} "
-            f"| {sum(1 for v in ids.values() if v['state'] == 'unraised' and v['reached'])} "
+            f"| {sum(1 for v in ids.values() if v['state'] == State.UNRAISED and v['reached'])} "
             f"| {sum(1 for v in internal if not v['reached'])} |"
         )
     for state, title in (
-        ("internal", "Internal pages reached"),
-        ("unraised", "Unraised pages reached"),
-        ("environment", "Environment pages reached on this CPU-only machine"),
+        (State.INTERNAL, "Internal pages reached"),
+        (State.UNRAISED, "Unraised pages reached"),
+        (State.ENVIRONMENT, "Environment pages reached on this CPU-only machine"),
     ):
         rows: dict[str, list[tuple[str, dict[str, object]]]] = {}
         for rep in reports:
@@ -246,7 +247,7 @@ def markdown(reports: Sequence[Mapping[str, object]], command: str) -> str:
     still: dict[str, list[tuple[str, dict[str, object]]]] = {}
     for rep in reports:
         for i, v in _ids(rep).items():
-            if v["state"] == "internal" and not v["reached"]:
+            if v["state"] == State.INTERNAL and not v["reached"]:
                 still.setdefault(i, []).append((str(rep["release"]), v))
     lines.append(
         "Each of these was tried with the programs of [What ran](#what-ran) for its releases. "

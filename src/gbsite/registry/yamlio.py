@@ -12,6 +12,7 @@ document again, once for all its errors (see `Locator`), so the fast path pays n
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +228,8 @@ def _represent_str(dumper: _Dumper, value: str) -> yaml.ScalarNode:
 
 
 _Dumper.add_representer(str, _represent_str)
+# The typed vocabularies (StrEnum: a block's kind, a state) are written as their text.
+_Dumper.add_multi_representer(StrEnum, lambda d, v: _represent_str(d, str(v)))
 
 
 def dump(data: Any, header: str = "") -> str:

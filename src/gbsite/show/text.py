@@ -8,8 +8,9 @@ import textwrap
 from dataclasses import dataclass
 
 from gbsite.examples import record as runs
-from gbsite.examples.annotations import WRONG
+from gbsite.examples.annotations import FIX, REPRO, WRONG
 from gbsite.examples.captions import WRONG_TITLE
+from gbsite.examples.vocabulary import State
 from gbsite.show.page import Example, Shown
 
 WIDTH = 100  # wrap prose at this width, or the terminal's if narrower
@@ -67,7 +68,7 @@ def render(page: Shown, style: Style = PLAIN) -> str:
     out.append(s.bold("State of the page by torch release"))
     for st in page.states:
         state = st.state if st.state is not None else "not in this release's registry"
-        shown = s.good(state) if st.state in ("verified", "fixed") else state
+        shown = s.good(state) if st.state in (State.VERIFIED, State.FIXED) else state
         out.append(f"  {st.release:<10} {shown}")
     if page.declared is not None:
         d = page.declared
@@ -82,8 +83,8 @@ def render(page: Shown, style: Style = PLAIN) -> str:
     if page.why_title:
         out += ["", s.bold(page.why_title)]
         out += _markdown(page.why, s.width, "  ")
-    repros = [e for e in page.examples if e.kind == "gb-repro"]
-    fixes = [e for e in page.examples if e.kind == "gb-fix"]
+    repros = [e for e in page.examples if e.kind == REPRO]
+    fixes = [e for e in page.examples if e.kind == FIX]
     for n, example in enumerate(repros, 1):
         title = "Example" if len(repros) == 1 else f"Example {n}"
         out += ["", s.bold(f"{title}: breaks with {page.id}"), *_example(example, s)]

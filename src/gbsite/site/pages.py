@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from gbsite import urls
@@ -29,24 +30,26 @@ if TYPE_CHECKING:
     from gbsite.search.model import SearchEntry
     from gbsite.site.content import SiteModel
 
-ENTRY, ENTRY_JSON, INDEX, DASHBOARD, RELEASE, DATA, ASSET, STYLESHEET, NOT_FOUND, SITEMAP = (
-    "entry",
-    "entry JSON",
-    "index",
-    "dashboard",
-    "release",
-    "data",
-    "asset",
-    "stylesheet",
-    "404",
-    "sitemap",
-)
+
+class FileKind(StrEnum):
+    """What a file of the site is, grouped as the plan lists them."""
+
+    ENTRY = "entry"
+    ENTRY_JSON = "entry JSON"
+    INDEX = "index"
+    DASHBOARD = "dashboard"
+    RELEASE = "release"
+    DATA = "data"
+    ASSET = "asset"
+    STYLESHEET = "stylesheet"
+    NOT_FOUND = "404"
+    SITEMAP = "sitemap"
 
 
 @dataclass(frozen=True, slots=True)
 class OutputFile:
     path: str  # where it goes in the site (urls.py)
-    kind: str  # one of the kinds above
+    kind: FileKind
     key: object  # what its bytes depend on, within a generation (see above)
     template: str | None = None  # rendered from this template with `context`...
     context: Mapping[str, object] = field(default_factory=dict)
@@ -71,7 +74,7 @@ def plan(cfg: Config, site: SiteModel) -> list[OutputFile]:
         rows.append(
             OutputFile(
                 p.path,
-                ENTRY,
+                FileKind.ENTRY,
                 p,
                 "entry.html.j2",
                 {"page": p, "older": older.get(p.view.id, [])},
@@ -80,35 +83,41 @@ def plan(cfg: Config, site: SiteModel) -> list[OutputFile]:
             )
         )
         make = functools.partial(exports.entry_json, p, site)
-        rows.append(OutputFile(p.json_path, ENTRY_JSON, p, make=make))
+        rows.append(OutputFile(p.json_path, FileKind.ENTRY_JSON, p, make=make))
     rows += [
-        OutputFile(urls.INDEX, INDEX, has_info, "index.html.j2", {"model": site}),
+        OutputFile(urls.INDEX, FileKind.INDEX, has_info, "index.html.j2", {"model": site}),
         OutputFile(
             urls.DASHBOARD,
-            DASHBOARD,
+            FileKind.DASHBOARD,
             site.dashboard,
             "dashboard.html.j2",
             {"dashboard": site.dashboard, "model": site},
         ),
-        OutputFile(urls.RELEASES, RELEASE, None, "releases.html.j2", {"releases": site.releases}),
+        OutputFile(
+            urls.RELEASES, FileKind.RELEASE, None, "releases.html.j2", {"releases": site.releases}
+        ),
         *(
-            OutputFile(r.path, RELEASE, None, "release.html.j2", {"release": r})
+            OutputFile(r.path, FileKind.RELEASE, None, "release.html.j2", {"release": r})
             for r in site.releases
         ),
-        OutputFile(urls.SEARCH_INDEX, DATA, searched, make=functools.partial(search_index, site)),
+        OutputFile(
+            urls.SEARCH_INDEX, FileKind.DATA, searched, make=functools.partial(search_index, site)
+        ),
         OutputFile(
             urls.REGISTRY_JSON,
-            DATA,
+            FileKind.DATA,
             has_info,
             make=functools.partial(exports.registry_json, site.registry, site),
         ),
         *assets(cfg),
-        OutputFile(urls.SITEMAP, SITEMAP, None, make=functools.partial(exports.sitemap, cfg, site)),
-        OutputFile(urls.NOJEKYLL, DATA, None, make=bytes),
-        OutputFile(urls.STYLESHEET, STYLESHEET, None, styled=True),
+        OutputFile(
+            urls.SITEMAP, FileKind.SITEMAP, None, make=functools.partial(exports.sitemap, cfg, site)
+        ),
+        OutputFile(urls.NOJEKYLL, FileKind.DATA, None, make=bytes),
+        OutputFile(urls.STYLESHEET, FileKind.STYLESHEET, None, styled=True),
         OutputFile(
             urls.NOT_FOUND,
-            NOT_FOUND,
+            FileKind.NOT_FOUND,
             None,
             "404.html.j2",
             {"not_found": site.not_found},
@@ -123,7 +132,12 @@ def assets(cfg: Config) -> list[OutputFile]:
     inside the project only, hidden ones left out, as the fingerprint does."""
     folder = cfg.templates_dir / urls.ASSETS
     return [
-        OutputFile(urls.asset(path.relative_to(folder).as_posix()), ASSET, None, make=_reader(path))
+        OutputFile(
+            urls.asset(path.relative_to(folder).as_posix()),
+            FileKind.ASSET,
+            None,
+            make=_reader(path),
+        )
         for path in input_files(folder, cfg.root)
         if path.name != "style.css"
     ]

@@ -121,7 +121,7 @@ def produce(
     renderer: Renderer, row: OutputFile, site: SiteModel, block: RenderedBlock | None, css: str
 ) -> bytes:
     """One row of the page table as bytes; `css` only for the styled rows."""
-    if row.kind == pages.STYLESHEET:
+    if row.kind == pages.FileKind.STYLESHEET:
         return css.encode("utf-8")
     if row.template is None:
         made = row.make() if row.make is not None else b""
@@ -129,7 +129,7 @@ def produce(
     from markupsafe import Markup
 
     extra: dict[str, object] = {}
-    if row.kind == pages.ENTRY:
+    if row.kind == pages.FileKind.ENTRY:
         extra["info_html"] = Markup(block.html) if block is not None else None
     if row.styled:
         extra["inline_css"] = Markup(css)
