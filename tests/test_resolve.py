@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from conftest import REPO, Project, committed, item, snapshot
-from gbsite.registry import importer, resolve
+from gbsite.registry import importer, resolve, torchtree
 from gbsite.registry import store as registry
 from gbsite.registry.model import Text
 from gbsite.registry.views import entry_views
@@ -86,7 +86,7 @@ def test_each_kind_of_binding_is_resolved_or_left_with_its_reason(tmp_path: Path
         for k, v in REGISTRY.items()
     }
     texts["GB0004"] = [Text("Remap", "", "REMAP", ())]
-    outcome = resolve.resolve(resolve.folder_tree(torch_tree(tmp_path)), texts)  # type: ignore[arg-type]
+    outcome = resolve.resolve(torchtree.folder_tree(torch_tree(tmp_path)), texts)  # type: ignore[arg-type]
     assert outcome.torch == "2.16.0+cpu"
     got = {(r.id, r.field, r.name): (r.text, r.source) for r in outcome.resolved}
     assert got == {

@@ -18,7 +18,8 @@ from gbsite.registry import store as registry
 if TYPE_CHECKING:
     from gbsite.registry import fetch
     from gbsite.registry.importer import UpstreamSnapshot
-    from gbsite.registry.resolve import Outcome, TorchTree
+    from gbsite.registry.resolve import Outcome
+    from gbsite.registry.torchtree import TorchTree
 
 
 def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
@@ -58,12 +59,12 @@ def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
 def _torch_tree(args: argparse.Namespace, snapshot: UpstreamSnapshot) -> TorchTree | None:
     """Where the torch source of an imported snapshot is: `--torch-source DIR`, else the wheel
     it came from; None for a JSON file or URL without --torch-source."""
-    from gbsite.registry import resolve
+    from gbsite.registry import torchtree
 
     if getattr(args, "torch_source", None) is not None:
-        return resolve.folder_tree(args.torch_source)
+        return torchtree.folder_tree(args.torch_source)
     if snapshot.wheel:
-        tree = resolve.WheelTree(Path(snapshot.origin), snapshot.wheel)
+        tree = torchtree.WheelTree(Path(snapshot.origin), snapshot.wheel)
         return tree if tree.members else None  # a wheel of the registry alone
     return None
 
@@ -84,7 +85,7 @@ def release_resolve(cfg: Config, args: argparse.Namespace) -> int:
     names, resolved from that release's torch source into registry/resolved/LABEL.yaml."""
     import gzip
 
-    from gbsite.registry import importer, resolve
+    from gbsite.registry import importer, torchtree
 
     label = args.label
     with transaction.writing(cfg.registry_dir, "release resolve"):
@@ -100,7 +101,7 @@ def release_resolve(cfg: Config, args: argparse.Namespace) -> int:
             raise GbsiteError.at(path, None, f"cannot read the snapshot: {exc}") from None
         texts = importer.parse_registry_json(path, data)
         if args.torch_source is not None:
-            tree: resolve.TorchTree = resolve.folder_tree(args.torch_source)
+            tree: TorchTree = torchtree.folder_tree(args.torch_source)
         else:
             tree = _cached_tree(cfg, label)
         new, outcome = importer.with_resolution(reg, label, texts, tree)
@@ -119,7 +120,7 @@ def _cached_tree(cfg: Config, label: str) -> TorchTree:
 
     from gbsite import releases
     from gbsite.examples import torchenv
-    from gbsite.registry import resolve
+    from gbsite.registry import torchtree
 
     want = releases.version(label)
     folders = [
@@ -134,7 +135,7 @@ def _cached_tree(cfg: Config, label: str) -> TorchTree:
         if not folder.is_dir():
             continue
         try:
-            tree = resolve.folder_tree(folder)
+            tree = torchtree.folder_tree(folder)
         except GbsiteError:
             continue
         have = releases.version(tree.version)

@@ -5,10 +5,9 @@ their code needs. The build renders each entry page's block as it renders the pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
 
 if TYPE_CHECKING:
     from gbsite.docs.markdown import ContributorMarkdown, FenceCaption

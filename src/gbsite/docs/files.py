@@ -175,7 +175,7 @@ MAX_HTML_DEPTH = 400
 _TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)")
 # Elements that never hold others. (`<div/>` opens a div in HTML: the slash does not close it.)
 _VOID = frozenset(
-    "area base br col embed hr img input link meta param source track wbr".split()
+    "area base br col embed hr img input link meta param source track wbr".split()  # noqa: SIM905
 )
 
 

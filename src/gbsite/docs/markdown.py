@@ -45,6 +45,7 @@ def loads_elsewhere(url: str) -> bool:
     to a scheme: data:, blob:...): anything but a path on the site itself."""
     return _EXTERNAL.match(as_browsers_read(url)) is not None
 
+
 # Tags GitHub allows in Markdown that nh3's default list lacks, plus what our renderer emits.
 # No <picture>/<source>: their srcset could load from another host.
 _TAGS = set(nh3.ALLOWED_TAGS) | {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jinja2
 
-from gbsite import urls
+from gbsite import templating, urls
 from gbsite.config import Config
 from gbsite.docs import files as docs
 from gbsite.docs import links
@@ -15,7 +15,6 @@ from gbsite.errors import GbsiteError, Problem
 from gbsite.fs.files import write_atomic
 from gbsite.registry.model import Registry
 from gbsite.registry.views import EntryView, entry_views
-from gbsite import templating
 
 DOC_TEMPLATE = "doc.md.j2"
 

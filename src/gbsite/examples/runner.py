@@ -347,16 +347,16 @@ def _reaping() -> Iterator[None]:
     """While examples run, gbsite is a subreaper (Linux): what a run leaves when its
     interpreter or the fork server is killed becomes gbsite's child, not init's, and is killed
     at the end with everything it started. Children gbsite had before are left alone."""
-    from gbsite.examples import driver
+    from gbsite.examples import driver_procs
 
-    before = frozenset(driver.children_of(os.getpid()))
-    reaper = driver.become_subreaper()
+    before = frozenset(driver_procs.children_of(os.getpid()))
+    reaper = driver_procs.become_subreaper()
     try:
         yield
     finally:
         if reaper:
-            driver.kill_descendants(before)
-            driver.prctl(36, 0)  # PR_SET_CHILD_SUBREAPER off again
+            driver_procs.kill_descendants(before)
+            driver_procs.prctl(driver_procs.PR_SET_CHILD_SUBREAPER, 0)  # off again
 
 
 def run_all(

@@ -18,6 +18,7 @@ from gbsite import releases
 from gbsite.errors import GbsiteError, Problem
 from gbsite.registry import fetch, resolve
 from gbsite.registry.model import GB_ID, Entry, Registry, Resolution, Revision, Source, Text
+from gbsite.registry.torchtree import TorchTree
 from gbsite.registry.validate import LABEL
 
 WHEEL_MEMBER = "torch/_dynamo/graph_break_registry.json"
@@ -327,7 +328,7 @@ def import_snapshot(
 
 
 def with_resolution(
-    registry: Registry, label: str, texts: dict[str, list[Text]], tree: resolve.TorchTree
+    registry: Registry, label: str, texts: dict[str, list[Text]], tree: TorchTree
 ) -> tuple[Registry, resolve.Outcome]:
     """The registry with the fields of snapshot `label` that are Python names resolved from
     `tree`, the torch source of that release (registry/resolved/LABEL.yaml)."""

@@ -3,12 +3,13 @@
 PyTorch's registry is written by a script that reads the arguments of each graph-break call in
 torch's source. Where the argument is a variable (`explanation=_ASYNC_OP_REMAP_ERROR`), the
 registry gets the variable's name, not the words the user's log shows. This module reads the
-torch source of the release (a package folder or a wheel), finds the call that raises the id
-(its `gb_type` and the field passing that name) and follows the name to where it is bound: the
-enclosing functions, then the module, then the module it is imported from. A name bound once to
-a string that can be read without running anything (literals, `+`, f-strings, whose `{...}`
-parts are kept as the registry writes them) is resolved; a parameter, a name bound more than
-once to different texts, or anything computed is left as it is, with the reason.
+torch source of the release (a package folder or a wheel: torchtree.py), finds the call that
+raises the id (its `gb_type` and the field passing that name) and follows the name to where it
+is bound: the enclosing functions, then the module, then the module it is imported from. A
+name bound once to a string that can be read without running anything (literals, `+`,
+f-strings, whose `{...}` parts are kept as the registry writes them) is resolved; a parameter,
+a name bound more than once to different texts, or anything computed is left as it is, with
+the reason.
 
 The texts are stored beside the registry (registry/resolved/LABEL.yaml, store.py), with the
 torch version and the file and line each came from, so that nothing else needs torch.
@@ -17,103 +18,16 @@ torch version and the file and line each came from, so that nothing else needs t
 from __future__ import annotations
 
 import ast
-import io
 import re
-import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from gbsite.errors import GbsiteError
 from gbsite.registry.model import Resolved, Text
+from gbsite.registry.torchtree import TorchTree
 
 FIELDS = ("gb_type", "context", "explanation", "hints")
 NAME = re.compile(r"[A-Za-z_]\w*")
-MAX_MEMBER = 16 * 1024 * 1024  # a .py file of a wheel larger than this is not read
 _DEPTH = 6  # imports and names followed from one name, at most
-
-
-# ---- the torch source of a release -------------------------------------------------------------
-
-
-class TorchTree:
-    """The Python files of a torch package, by path inside it ("torch/_dynamo/exc.py")."""
-
-    def paths(self) -> list[str]:
-        raise NotImplementedError
-
-    def read(self, path: str) -> str | None:
-        raise NotImplementedError
-
-    @property
-    def version(self) -> str:
-        text = self.read("torch/version.py") or ""
-        match = re.search(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", text, re.M)
-        return match.group(1) if match else "unknown"
-
-
-class FolderTree(TorchTree):
-    """An installed torch: its package folder (.../site-packages/torch)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self._texts: dict[str, str | None] = {}
-
-    def paths(self) -> list[str]:
-        return sorted(
-            "torch/" + p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*.py")
-        )
-
-    def read(self, path: str) -> str | None:
-        if path not in self._texts:
-            target = self.folder.joinpath(*path.split("/")[1:])
-            try:
-                self._texts[path] = target.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                self._texts[path] = None
-        return self._texts[path]
-
-
-class WheelTree(TorchTree):
-    """A torch wheel, read in memory: only its torch/**.py members."""
-
-    def __init__(self, where: Path, data: bytes) -> None:
-        self.where = where
-        try:
-            self.zip = zipfile.ZipFile(io.BytesIO(data))
-        except zipfile.BadZipFile:
-            raise GbsiteError.at(where, None, "not a wheel (zip) file") from None
-        self.members = {
-            i.filename: i
-            for i in self.zip.infolist()
-            if i.filename.startswith("torch/") and i.filename.endswith(".py")
-        }
-
-    def paths(self) -> list[str]:
-        return sorted(self.members)
-
-    def read(self, path: str) -> str | None:
-        info = self.members.get(path)
-        if info is None or info.file_size > MAX_MEMBER:
-            return None
-        try:
-            return self.zip.read(info).decode("utf-8", errors="replace")
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError):
-            raise GbsiteError.at(self.where, None, f"corrupt member {path}") from None
-
-
-def folder_tree(path: Path) -> FolderTree:
-    """`--torch-source DIR`: a torch package folder, a folder holding one (site-packages), or
-    a virtual environment with torch (such as gbsite's cache of torch releases)."""
-    candidates = [path, path / "torch"]
-    candidates += sorted(path.glob("lib/python3*/site-packages/torch"))
-    candidates += sorted(path.glob("Lib/site-packages/torch"))
-    for folder in candidates:
-        if (folder / "_dynamo").is_dir() and (folder / "__init__.py").is_file():
-            return FolderTree(folder)
-    raise GbsiteError.at(
-        path, None, "no torch source here: name a torch package folder or an environment with torch"
-    )
 
 
 # ---- finding what a registry field names -------------------------------------------------------
@@ -166,7 +80,9 @@ def resolve(tree: TorchTree, texts: Mapping[str, Iterable[Text]]) -> Outcome:
     for w in todo:
         sites = [c for c in calls if c.passes(w)]
         if not sites:
-            outcome.unresolved.append((w, "no call of this torch passes it as a name (a text, or an older item)"))
+            outcome.unresolved.append(
+                (w, "no call of this torch passes it as a name (a text, or an older item)")
+            )
             continue
         results = {_Resolver(tree).at(site, w.name) for site in sites}
         texts_found = {r for r in results if isinstance(r, tuple)}
@@ -382,11 +298,13 @@ def _bindings(scope: ast.AST, name: str) -> Iterator[ast.AST]:
         elif isinstance(node, ast.For | ast.AsyncFor) and _binds(node.target, name):
             yield node
         elif isinstance(node, ast.With | ast.AsyncWith):
-            if any(i.optional_vars is not None and _binds(i.optional_vars, name) for i in node.items):
+            if any(
+                i.optional_vars is not None and _binds(i.optional_vars, name) for i in node.items
+            ):
                 yield node
-        elif isinstance(node, ast.ExceptHandler) and node.name == name:
-            yield node
-        elif isinstance(node, ast.NamedExpr) and _binds(node.target, name):
+        elif (isinstance(node, ast.ExceptHandler) and node.name == name) or (
+            isinstance(node, ast.NamedExpr) and _binds(node.target, name)
+        ):
             yield node
         stack.extend(
             c for c in reversed(list(ast.iter_child_nodes(node))) if not isinstance(c, ast.Lambda)

@@ -170,7 +170,9 @@ def load_entry(folder: Path, gb_id: str) -> Registry | None:
     categories = _load_categories(folder / CATEGORIES_FILE, Path.read_bytes)
     labels = {s.label: i for i, s in enumerate(sources)}
     file_ids = {gb_id for gb_id, _ in entry_files(folder / ENTRIES_DIR)[0]}
-    entry, problems = validate.entry(path, _read_text(path, Path.read_bytes), gb_id, labels, file_ids)
+    entry, problems = validate.entry(
+        path, _read_text(path, Path.read_bytes), gb_id, labels, file_ids
+    )
     if problems or entry is None:
         raise GbsiteError(problems)
     return Registry(sources, {gb_id: entry}, categories)

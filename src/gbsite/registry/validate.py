@@ -258,7 +258,8 @@ def resolution(path: Path, text: str, label: str, entries: dict[str, Entry]) -> 
         texts = [r.text for r in (*entry.history, *entry.replaced)]
         if not any(_has(t, field, name) for t in texts):
             check.error(
-                [*kp, "name"], f"no text of {gb_id} has {name!r} as its {field}; was it re-imported?"
+                [*kp, "name"],
+                f"no text of {gb_id} has {name!r} as its {field}; was it re-imported?",
             )
             continue
         if (gb_id, field, name) in seen:

@@ -1,0 +1,95 @@
+"""The torch source of a release, read without importing torch: an installed package folder
+(`--torch-source DIR`, gbsite's environments of torch releases) or the wheel a snapshot is
+imported from, read in memory. resolve.py reads the registry's names from it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+
+from gbsite.errors import GbsiteError
+
+MAX_MEMBER = 16 * 1024 * 1024  # a .py file of a wheel larger than this is not read
+
+
+class TorchTree:
+    """The Python files of a torch package, by path inside it ("torch/_dynamo/exc.py")."""
+
+    def paths(self) -> list[str]:
+        raise NotImplementedError
+
+    def read(self, path: str) -> str | None:
+        raise NotImplementedError
+
+    @property
+    def version(self) -> str:
+        text = self.read("torch/version.py") or ""
+        match = re.search(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", text, re.M)
+        return match.group(1) if match else "unknown"
+
+
+class FolderTree(TorchTree):
+    """An installed torch: its package folder (.../site-packages/torch)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._texts: dict[str, str | None] = {}
+
+    def paths(self) -> list[str]:
+        return sorted(
+            "torch/" + p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*.py")
+        )
+
+    def read(self, path: str) -> str | None:
+        if path not in self._texts:
+            target = self.folder.joinpath(*path.split("/")[1:])
+            try:
+                self._texts[path] = target.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                self._texts[path] = None
+        return self._texts[path]
+
+
+class WheelTree(TorchTree):
+    """A torch wheel, read in memory: only its torch/**.py members."""
+
+    def __init__(self, where: Path, data: bytes) -> None:
+        self.where = where
+        try:
+            self.zip = zipfile.ZipFile(io.BytesIO(data))
+        except zipfile.BadZipFile:
+            raise GbsiteError.at(where, None, "not a wheel (zip) file") from None
+        self.members = {
+            i.filename: i
+            for i in self.zip.infolist()
+            if i.filename.startswith("torch/") and i.filename.endswith(".py")
+        }
+
+    def paths(self) -> list[str]:
+        return sorted(self.members)
+
+    def read(self, path: str) -> str | None:
+        info = self.members.get(path)
+        if info is None or info.file_size > MAX_MEMBER:
+            return None
+        try:
+            return self.zip.read(info).decode("utf-8", errors="replace")
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+            raise GbsiteError.at(self.where, None, f"corrupt member {path}") from None
+
+
+def folder_tree(path: Path) -> FolderTree:
+    """`--torch-source DIR`: a torch package folder, a folder holding one (site-packages), or
+    a virtual environment with torch (such as gbsite's cache of torch releases)."""
+    candidates = [path, path / "torch"]
+    candidates += sorted(path.glob("lib/python3*/site-packages/torch"))
+    candidates += sorted(path.glob("Lib/site-packages/torch"))
+    for folder in candidates:
+        if (folder / "_dynamo").is_dir() and (folder / "__init__.py").is_file():
+            return FolderTree(folder)
+    raise GbsiteError.at(
+        path, None, "no torch source here: name a torch package folder or an environment with torch"
+    )
