@@ -1,7 +1,8 @@
 """Command line: `gbsite COMMAND ...`. It parses arguments and calls the command, which lives
-beside what it runs (commands.py, examples/command.py, search/command.py). Exit codes: 0 ok,
-1 problems found, 2 bad input, 3 a bug, 130 interrupted. Only the standard library is imported
-here; a command imports its module when it runs, so that `gbsite lookup` starts fast."""
+beside what it runs (commands.py, registry_commands.py, examples/command.py, search/command.py).
+Exit codes: 0 ok, 1 problems found, 2 bad input, 3 a bug, 130 interrupted. Only the standard
+library is imported here; a command imports its module when it runs, so that `gbsite lookup`
+starts fast."""
 
 from __future__ import annotations
 
@@ -153,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--traceback", action="store_true", help="on an unexpected error, print Python's "
         "traceback (for a bug report)")
 
-    add = command("import", "gbsite.commands:import_snapshot",
+    add = command("import", "gbsite.registry_commands:import_snapshot",
         "import an upstream registry snapshot into registry/",
         "Import PyTorch's graph_break_registry.json (a file, an http(s) URL, or a PyTorch wheel) "
         "into registry/, updating each id's release history, and keep it as "
@@ -177,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
         return p.add_argument
 
-    add = release("add", "gbsite.commands:release_add",
+    add = release("add", "gbsite.registry_commands:release_add",
         "import a torch release's registry and add it to the releases of the examples",
         "Import the registry of torch RELEASE (from SOURCE, or from the release's wheel, which "
         "pip downloads: about 140 MB), add RELEASE to [examples] releases in gbsite.toml (its "
@@ -193,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     torch_source(add)
     limits(add)
 
-    add = release("resolve", "gbsite.commands:release_resolve",
+    add = release("resolve", "gbsite.registry_commands:release_resolve",
         "resolve the registry fields of an imported snapshot that name a Python value",
         "Some registry fields hold the name of a Python value (`_ASYNC_OP_REMAP_ERROR`) "
         "instead of its text. Read the torch source of release LABEL (--torch-source DIR, or "
@@ -203,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("-v", "--verbose", action="store_true", help="also list the names left as they are")
     torch_source(add)
 
-    add = command("export-json", "gbsite.commands:export_json",
+    add = command("export-json", "gbsite.registry_commands:export_json",
         "write the newest snapshot back in upstream JSON shape",
         "Write the newest imported snapshot as PyTorch's graph_break_registry.json (ids removed "
         "upstream are left out).")
