@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, Project, committed, example_releases, labels, line_of, unknown_id
-from gbsite import cli, config, version
+from gbsite import arguments, config, usage, version
 from gbsite.errors import github_property
 
 
@@ -200,7 +200,7 @@ def test_an_option_that_would_do_nothing_is_an_error(args: list[str], message: s
     ],
 )
 def test_options_that_work_together_parse(args: list[str]) -> None:
-    parsed = cli._parse(cli.build_parser(), args)
+    parsed = usage.parse(arguments.build_parser(), args)
     # The defaults the check above saw as "not given" are filled in for the command.
     filled = ("jobs", "timeout", "limit", "max_bytes", "download_timeout")
     assert all(getattr(parsed, dest, 0) is not None for dest in filled)

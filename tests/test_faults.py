@@ -791,12 +791,12 @@ def test_an_internal_error_is_one_line_and_traceback_shows_it(
     base: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from conftest import run_cli
-    from gbsite import cli, commands
+    from gbsite import cli, registry_commands
 
     def boom(cfg: object, args: object) -> int:
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(commands, "export_json", boom)
+    monkeypatch.setattr(registry_commands, "export_json", boom)
     result = run_cli("--root", str(base.root), "export-json")
     assert result.code == cli.EXIT_BUG
     assert result.err.count("\n") == 1 and "Traceback" not in result.err

@@ -91,3 +91,11 @@ class GbsiteError(Exception):
     @classmethod
     def at(cls, path: Path | None, line: int | None, message: str) -> GbsiteError:
         return cls(Problem(message, path, line))
+
+
+# How `gbsite` exits (cli.py): 0 ok, 1 problems found (a command's own status), 2 bad input,
+# 3 a bug, 130 interrupted.
+EXIT_OK = 0
+EXIT_ERROR = 2  # a GbsiteError, or a usage error (usage.py)
+EXIT_BUG = 3  # an error gbsite did not expect: a bug, reported in one line (see --traceback)
+EXIT_INTERRUPTED = 130
