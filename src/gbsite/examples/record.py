@@ -268,9 +268,7 @@ def write(path: Path, record: Record) -> bool:
             "id": row.id,
             "kind": row.kind,
             "sha256": row.sha256,
-            "outcomes": {
-                r: str(row.outcomes[r]) for r in sorted(row.outcomes, key=releases.order)
-            },
+            "outcomes": {r: str(row.outcomes[r]) for r in sorted(row.outcomes, key=releases.order)},
         }
         # By page; within one, as the rows come (updated(): as the page has its blocks; read():
         # as the file has them), so that a read and a write change nothing.
@@ -280,9 +278,7 @@ def write(path: Path, record: Record) -> bool:
     return write_if_changed(path, text.encode("utf-8"))
 
 
-def updated(
-    record: Record, runs: dict[str, dict[Key, Outcome]], current: dict[Key, Row]
-) -> Record:
+def updated(record: Record, runs: dict[str, dict[Key, Outcome]], current: dict[Key, Row]) -> Record:
     """The record with new outcomes (`runs`: release -> block -> outcome). `current`: a row
     (without outcomes) for every runnable block the pages have now, in their order: blocks no
     page has any more are dropped."""
