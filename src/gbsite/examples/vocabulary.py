@@ -33,7 +33,9 @@ LATER = (State.INTERNAL, State.UNRAISED)  # what a status block with `since:` ma
 class Did(StrEnum):
     """What a block did with one release's torch: the word of its outcome (Outcome)."""
 
-    BREAKS = "breaks"  # a gb-repro broke (or, with fullgraph=false, logged a break)
+    # A gb-repro broke (or, with fullgraph=false, logged a break) with its page's id, or with
+    # the ids of Outcome.other instead.
+    BREAKS = "breaks"
     NO_BREAK = "no-break"  # a gb-repro compiled and ran to the end: this torch does not break
     RUNS = "runs"  # a gb-fix ran to the end without a graph break, calling the compiled code twice+
     ONCE = "once"  # a gb-fix ran without a graph break but called the compiled code only once
