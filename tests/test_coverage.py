@@ -142,7 +142,7 @@ def test_each_state_is_derived_from_its_page(history: Project) -> None:
     assert {e["id"]: e["status"] for e in other["ids"]}["GB0029"] == "none"  # type: ignore[attr-defined]
     # A repro that no longer breaks with a later torch: that release lists the page as fixed.
     [repro_block] = [b for b in blocks if b.kind == "gb-repro"]
-    runs.rows[repro_block.key].outcomes.update({"2.14.1": "breaks", "2.15.0": "no-break"})
+    runs.rows[repro_block.key].outcomes.update({"2.14.1": record.BREAKS, "2.15.0": record.NO_BREAK})
     record.write(path, runs)
     assert states(project, "2.14.1")["GB0029"] == "pending"  # the fix was not run there
     assert states(project, "2.15.0")["GB0029"] == "fixed"

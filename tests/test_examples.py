@@ -19,6 +19,7 @@ from gbsite.errors import GbsiteError
 from gbsite.examples import annotations as examples
 from gbsite.examples import record, runner
 from gbsite.examples.judging import Result
+from gbsite.examples.vocabulary import Outcome
 
 
 @pytest.fixture(scope="module")
@@ -510,11 +511,11 @@ def test_calls_of_the_compiled_callable_are_counted() -> None:
         2,
         120,
     )
-    assert not once.passed and once.outcome == "once"
+    assert not once.passed and once.outcome == record.ONCE
     assert once.summary.startswith("called `model` once; a gb-fix calls it at least 2 times")
     assert twice.passed and twice.summary == "runs without a graph break, 2 calls", twice
     # Three sizes: one recompile, the sizes then dynamic. Three keys: a graph for each.
-    assert not per_key.passed and per_key.outcome == "recompiles", per_key
+    assert not per_key.passed and per_key.outcome == record.RECOMPILES, per_key
     assert per_key.summary.startswith("5 calls of `fn` compiled it 4 times")
     assert announced.passed, announced
 
@@ -629,9 +630,9 @@ def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python
     runs = record.read(project.root / "docs" / "verified-examples.yaml")
     mine = [row for row in runs.rows.values() if row.id == "GB0025"]
     # The edited fix replaced the old one; the repro kept its outcome.
-    assert sorted((row.kind, row.outcomes["2.13.0"]) for row in mine) == [
-        ("gb-fix", "runs"),
-        ("gb-repro", "breaks"),
+    assert sorted((row.kind, str(row.outcomes["2.13.0"])) for row in mine) == [
+        ("gb-fix", str(record.RUNS)),
+        ("gb-repro", str(record.BREAKS)),
     ]
 
 
@@ -718,7 +719,7 @@ WRONG_VALUE = "import torch\nexpected, got = '2', {}\nassert got != expected\n"
     ids=["wrong", "correct", "other assert", "raises", "no assert", "noisy"],
 )
 def test_a_wrong_value_is_judged_on_its_final_assert(
-    fake_python: str, code: str, outcome: str, summary: str
+    fake_python: str, code: str, outcome: Outcome, summary: str
 ) -> None:
     result = run_one(block("gb-wrong", code, compile_name="none"), fake_python)
     assert (result.outcome, result.passed) == (outcome, outcome == record.WRONG), result

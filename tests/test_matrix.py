@@ -19,6 +19,7 @@ from conftest import Project, fake_torch, line_of, page
 from gbsite.docs import files as docs
 from gbsite.examples import annotations as examples
 from gbsite.examples import record
+from gbsite.examples.vocabulary import Outcome
 
 BREAK = (
     'if __import__("torch").compiling: '
@@ -48,10 +49,14 @@ def record_file(project: Project) -> Path:
 
 
 def set_outcomes(project: Project, gb_id: str, path: Path, **by_kind: dict[str, str]) -> None:
-    """Write outcomes for the blocks of a page, as runs with several releases would."""
+    """Write outcomes (by release, as the record writes them) for the blocks of a page, as runs
+    with several releases would."""
     runs = record.read(record_file(project))
     for b in examples.blocks_of(gb_id, docs.read(path)):
-        runs.rows[b.key] = record.Row(gb_id, b.kind, b.line, b.digest, by_kind[b.kind])
+        parsed = {r: Outcome.parse(text) for r, text in by_kind[b.kind].items()}
+        assert None not in parsed.values(), parsed
+        outcomes = {r: o for r, o in parsed.items() if o is not None}
+        runs.rows[b.key] = record.Row(gb_id, b.kind, b.line, b.digest, outcomes)
     record.write(record_file(project), runs)
 
 
@@ -101,9 +106,9 @@ def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_pyt
     assert project.run(*run).code == 0
     [repro] = [b for b in examples.blocks_of("GB0025", docs.read(path)) if b.kind == "gb-repro"]
     runs = record.read(record_file(project))
-    assert runs.outcome(repro.key, "2.13.0") == "breaks"
+    assert runs.outcome(repro.key, "2.13.0") == record.BREAKS
     # The record says the repro stopped breaking with 2.13.0; a re-run says it breaks.
-    runs.rows[repro.key].outcomes["2.13.0"] = "no-break"
+    runs.rows[repro.key].outcomes["2.13.0"] = record.NO_BREAK
     record.write(record_file(project), runs)
     before = record_file(project).read_bytes()
     result = project.run(*run)
@@ -115,7 +120,7 @@ def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_pyt
     assert record_file(project).read_bytes() == before
     # --accept records what happens now.
     assert project.run(*run, "--accept").code == 0
-    assert record.read(record_file(project)).outcome(repro.key, "2.13.0") == "breaks"
+    assert record.read(record_file(project)).outcome(repro.key, "2.13.0") == record.BREAKS
 
 
 @pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
@@ -134,7 +139,7 @@ def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     assert later.code == 0, later.out
     assert "no break with torch 2.15.0 (recorded)" in later.out
     [repro] = examples.blocks_of("GB0025", docs.read(path))
-    assert record.read(record_file(project)).outcome(repro.key, "2.15.0") == "no-break"
+    assert record.read(record_file(project)).outcome(repro.key, "2.15.0") == record.NO_BREAK
     # Not run with 2.13.0 and 2.14.1 yet: pending (CI runs it), not a failure.
     check = project.run("check", "--record")
     assert check.code == 0, check.out
@@ -145,7 +150,7 @@ def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     ) in check.out
     # Recorded with its home release as not breaking: that fails.
     runs = record.read(record_file(project))
-    runs.rows[repro.key].outcomes.update({"2.13.0": "no-break", "2.14.1": "no-break"})
+    runs.rows[repro.key].outcomes.update({"2.13.0": record.NO_BREAK, "2.14.1": record.NO_BREAK})
     record.write(record_file(project), runs)
     check = project.run("check", "--record")
     assert check.code == 1
@@ -203,7 +208,7 @@ def test_a_block_for_a_newer_torch_must_pass_with_that_release(
     # With every outcome filled in, the record check holds it against 2.15.0 too.
     runs = record.read(record_file(project))
     for b in examples.blocks_of("GB0025", docs.read(path)):
-        outcome = "no-break" if b.since else record.passing(b.kind)
+        outcome = record.NO_BREAK if b.since else record.passing(b.kind)
         runs.rows[b.key] = record.Row("GB0025", b.kind, b.line, b.digest, {
             r: outcome for r in ("2.13.0", "2.14.1", "2.15.0")
         })  # fmt: skip
@@ -216,7 +221,7 @@ def test_a_block_for_a_newer_torch_must_pass_with_that_release(
     ) in check.out
     # The same record with the newer repro breaking there: verified with every release.
     newer_repro = next(b for b in examples.blocks_of("GB0025", docs.read(path)) if b.since)
-    runs.rows[newer_repro.key].outcomes["2.15.0"] = "breaks"
+    runs.rows[newer_repro.key].outcomes["2.15.0"] = record.BREAKS
     record.write(record_file(project), runs)
     assert project.run("check", "--record").code == 0
 

@@ -51,8 +51,8 @@ def test_until_ends_a_status_block_and_the_examples_take_over(history: Project) 
     runs = record.read(history.root / "docs" / "verified-examples.yaml")
     for b in examples.blocks_of("GB0025", docs.read(path)):
         runs.rows[b.key] = record.Row("GB0025", b.kind, b.line, b.digest, {
-            "2.13.0": "no-break" if b.kind == "gb-repro" else "runs",
-            "2.14.1": "no-break" if b.kind == "gb-repro" else "runs",
+            "2.13.0": record.NO_BREAK if b.kind == "gb-repro" else record.RUNS,
+            "2.14.1": record.NO_BREAK if b.kind == "gb-repro" else record.RUNS,
             "2.15.0": record.passing(b.kind),
         })  # fmt: skip
     record.write(history.root / "docs" / "verified-examples.yaml", runs)
@@ -190,8 +190,8 @@ def test_check_record_refuses_a_status_block_the_record_contradicts(history: Pro
     for b in examples.blocks_of("GB0025", docs.read(path)):
         runs.rows[b.key] = record.Row("GB0025", b.kind, b.line, b.digest, {
             "2.13.0": record.passing(b.kind),
-            "2.14.1": "breaks" if b.kind == "gb-repro" else "runs",
-            "2.15.0": "no-break" if b.kind == "gb-repro" else "runs",
+            "2.14.1": record.BREAKS if b.kind == "gb-repro" else record.RUNS,
+            "2.15.0": record.NO_BREAK if b.kind == "gb-repro" else record.RUNS,
         })  # fmt: skip
     record.write(file, runs)
     result = history.run("check", "--record")

@@ -164,7 +164,7 @@ def test_a_fresh_record_of_examples_reaches_the_preview(server: Server) -> None:
     runs = record.read(path)
     for row in runs.rows.values():
         if row.id == "GB0003" and row.kind == "gb-repro":
-            row.outcomes["2.13.0"] = "no-break"
+            row.outcomes["2.13.0"] = record.NO_BREAK
     record.write(path, runs)
     server.wait_for(lambda: "2.13.0 no break" in server.get("gb/gb0003.html")[1])
 

@@ -62,7 +62,7 @@ def _torch_release(text: str) -> str:
 
 
 # What `gbsite show` and `coverage` can print, for their help (examples/vocabulary.py State and
-# examples/record.py's outcomes; tests/test_cli.py checks that these name every one).
+# examples/vocabulary.py Did; tests/test_cli.py checks that these name every one).
 STATES_HELP = "verified, fixed, pending, environment, internal, unraised or none"
 OUTCOMES_HELP = (
     "breaks, breaks with GBxxxx, no break, runs, called once, recompiles unannounced, "

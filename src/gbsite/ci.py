@@ -154,7 +154,7 @@ def merge_summary(
             elif not done.passed:
                 cells.append(f"**failed**: {_cell(done.summary)[:200]}")
             else:
-                cells.append(rec.describe(done.outcome) if done.outcome else "?")
+                cells.append(done.outcome.describe() if done.outcome else "?")
         lines.append(f"| {_file_link(cfg, path, line, ref)} {kind} | " + " | ".join(cells) + " |")
     if merged.failed:
         lines += ["", "### Failures", ""]

@@ -112,7 +112,7 @@ class ExampleCaptions:
         parts = []
         for release in self.releases:
             outcome = row.outcomes.get(release)
-            said = record.describe(outcome) if outcome else "not run"
+            said = outcome.describe() if outcome else "not run"
             css = "verified" if outcome == record.passing(kind) else "unverified"
             parts.append(f'<span class="{css}">{escape(release)} {escape(said)}</span>')
         return '<span class="outcomes">torch ' + " · ".join(parts) + "</span>"

@@ -74,7 +74,7 @@ class ExampleCheck:
                     "line": c.result.block.line,
                     "sha256": c.result.block.digest,
                     "passed": c.ok,
-                    "outcome": c.result.outcome,
+                    "outcome": None if c.result.outcome is None else str(c.result.outcome),
                     "summary": c.summary,
                     "details": c.result.details if not c.ok else "",
                     "seconds": round(c.result.seconds, 2),
@@ -116,7 +116,7 @@ class Verdict:
             return Checked(r, False, r.summary)
         if r.passed:
             return Checked(r, True, r.summary)
-        said = f"{rec.describe(r.outcome)} with torch {self.release} (recorded)"
+        said = f"{r.outcome.describe()} with torch {self.release} (recorded)"
         return Checked(r, True, f"{said}: {r.summary}")
 
 
@@ -241,7 +241,7 @@ def _run(
 def _store(cfg: Config, reg: Registry, check: ExampleCheck, read: dict[str, PageExamples]) -> None:
     """Record the outcomes of the blocks that passed the check."""
     outcomes = {
-        c.result.block.key: str(c.result.outcome)
+        c.result.block.key: c.result.outcome
         for c in check.results
         if c.ok and c.result.outcome is not None
     }

@@ -16,6 +16,7 @@ from typing import Any
 
 from gbsite.examples import record
 from gbsite.examples.annotations import EAGER_RAISES, NO_FULLGRAPH, RECOMPILES, REPRO, WRONG, Block
+from gbsite.examples.vocabulary import Outcome
 
 _URL_ID = re.compile(r"/gb/gb(\d{4})\.html")
 MIN_CALLS = 2  # of a fix's compiled callable: real code calls it again, with other inputs
@@ -46,7 +47,7 @@ class Result:
     details: str  # what the program printed or raised, for a failure
     seconds: float
     torch: str | None
-    outcome: str | None = None  # for the record (record.py); None when the process failed
+    outcome: Outcome | None = None  # for the record (record.py); None when the process failed
 
 
 def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None = None) -> Result:
@@ -55,7 +56,7 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
     outcome = run.data
     torch = str(outcome["torch"]) if outcome.get("torch") else None
 
-    def result(what: str | None, summary: str, details: str = "") -> Result:
+    def result(what: Outcome | None, summary: str, details: str = "") -> Result:
         passed = what == record.passing(block.kind)
         return Result(block, passed, summary, details, seconds, torch, what)
 
@@ -158,7 +159,7 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
     return result(record.RUNS, f"runs without a graph break, {calls} calls")
 
 
-def wrong_value(block: Block, outcome: dict[str, Any]) -> tuple[str, str, str]:
+def wrong_value(block: Block, outcome: dict[str, Any]) -> tuple[Outcome, str, str]:
     """A gb-wrong's outcome, summary and details. Only its own last statement, an assert, may
     fail: an AssertionError from anywhere else (a bug in the example, or in torch) says nothing
     about the value."""

@@ -11,8 +11,9 @@ is the JSON of `check --examples --format json` for one release, with a format t
                   "details": "", "seconds": 0.4}, ...],
      "problems": [...], "notes": [...]}
 
-Only blocks that passed the check are recorded; a failed block is reported, and stays without
-an outcome (its page pending) until it is fixed and run again.
+Each outcome is its text (ExampleCheck.as_dict writes str(outcome); read() parses it back to a
+vocabulary.Outcome). Only blocks that passed the check are recorded; a failed block is reported,
+and stays without an outcome (its page pending) until it is fixed and run again.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from gbsite.errors import GbsiteError, Problem
 from gbsite.examples import record as rec
+from gbsite.examples.vocabulary import Outcome
 from gbsite.fs.files import write_atomic
 
 FORMAT = "gbsite-outcomes/1"
@@ -59,7 +61,7 @@ class BlockRun:
     path: str  # as the job printed it (relative to the project)
     line: int
     passed: bool  # did what the check requires (its promise with its home release)
-    outcome: str | None  # None: the process failed (timeout, crash): nothing to record
+    outcome: Outcome | None  # None: the process failed (timeout, crash): nothing to record
     summary: str
     details: str
 
@@ -131,11 +133,12 @@ def _block(item: object) -> BlockRun:
     strings = {k: item[k] for k in ("id", "kind", "sha256", "path", "summary")}
     if not all(isinstance(v, str) for v in strings.values()):
         raise TypeError("id, kind, sha256, path and summary are strings")
-    line, passed, outcome = item["line"], item["passed"], item["outcome"]
+    line, passed, text = item["line"], item["passed"], item["outcome"]
     if not isinstance(line, int) or isinstance(line, bool) or not isinstance(passed, bool):
         raise TypeError("line is a number and passed is true or false")
-    if outcome is not None and not (isinstance(outcome, str) and rec.valid_outcome(outcome)):
-        raise ValueError(f"unknown outcome {str(outcome)[:60]!r}")
+    outcome = Outcome.parse(text) if isinstance(text, str) else None
+    if text is not None and outcome is None:
+        raise ValueError(f"unknown outcome {str(text)[:60]!r}")
     details = item.get("details") or ""
     return BlockRun(
         strings["id"],
@@ -174,7 +177,7 @@ class Merge:
     """What merging some jobs' outcomes into the record did."""
 
     runs: list[Run]
-    recorded: dict[str, dict[rec.Key, str]]  # release -> block -> outcome, new in the record
+    recorded: dict[str, dict[rec.Key, Outcome]]  # release -> block -> outcome, new in the record
     stale: int  # outcomes of blocks no page has any more (edited since the job ran)
     failed: list[tuple[Run, BlockRun]]  # blocks that did not pass the check
 
@@ -186,7 +189,7 @@ def merge_runs(
     still have. Two runs of one release that disagree about a block, or a release the examples
     do not have, are errors: which one is true cannot be told here."""
     problems: list[Problem] = []
-    recorded: dict[str, dict[rec.Key, str]] = {}
+    recorded: dict[str, dict[rec.Key, Outcome]] = {}
     came_from: dict[tuple[str, rec.Key], Run] = {}
     stale = 0
     failed: list[tuple[Run, BlockRun]] = []

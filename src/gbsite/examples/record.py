@@ -14,7 +14,8 @@ merged by `gbsite ci merge`); the build reads them; a block whose code changed h
 and so no outcomes until it is run again. A block is known by its page and its digest, never by
 its line: prose written above a block changes neither its outcomes nor this file. A release's
 outcomes do not depend on the build that ran them (`2.13.0+cpu` and PyPI's `2.13.0` are one
-release), so the file names none.
+release), so the file names none. In memory an outcome is a vocabulary.Outcome: its text
+(`breaks`, `breaks GB0059 GB0102`) is read and written here alone.
 """
 
 from __future__ import annotations
@@ -30,25 +31,22 @@ from pathlib import Path
 
 from gbsite import releases
 from gbsite.errors import GbsiteError
-from gbsite.examples.annotations import FIX, KINDS, REPRO
+from gbsite.examples.annotations import FIX, KINDS, REPRO, Kind
+from gbsite.examples.vocabulary import Did, Outcome
 from gbsite.fs.files import check_input, decode_utf8, write_if_changed
 from gbsite.fs.lock import locked
 from gbsite.registry import yamlio
 
-# What a block did with one release's torch.
-BREAKS = "breaks"  # a gb-repro broke (or, with fullgraph=false, logged a break) with its id
-NO_BREAK = "no-break"  # a gb-repro compiled and ran to the end: this torch does not break
-RUNS = "runs"  # a gb-fix ran to the end without a graph break, calling the compiled code twice+
-ONCE = "once"  # a gb-fix ran without a graph break but called the compiled code only once
-RECOMPILES = "recompiles"  # a gb-fix recompiled more than once, and its fence does not say so
-EAGER_FAILS = "eager-fails"  # broke as promised, but fails without torch.compile as well
-WRONG = "wrong"  # a gb-wrong ran to the end: torch.compile still computes the wrong value
-CORRECT = "correct"  # a gb-wrong's final assertion failed: this torch computes the value right
-ERROR = "error"  # raised something else, printed output, or never called the compiled code
-OTHER = "breaks "  # + ids: broke with other graph breaks ("breaks GB0059")
-_OUTCOME = re.compile(
-    r"breaks|no-break|runs|once|recompiles|eager-fails|wrong|correct|error|breaks( GB[0-9]{4})+"
-)
+# The common outcomes (vocabulary.Did says what each word means), named for their callers.
+BREAKS = Outcome(Did.BREAKS)  # with the page's id; other_break(): with other graph breaks
+NO_BREAK = Outcome(Did.NO_BREAK)
+RUNS = Outcome(Did.RUNS)
+ONCE = Outcome(Did.ONCE)
+RECOMPILES = Outcome(Did.RECOMPILES)
+EAGER_FAILS = Outcome(Did.EAGER_FAILS)
+WRONG = Outcome(Did.WRONG)
+CORRECT = Outcome(Did.CORRECT)
+ERROR = Outcome(Did.ERROR)
 
 MAX_BYTES = 32 * 2**20  # about 30 times the record of today's ~1,000 blocks
 MAX_ENV = "GBSITE_MAX_RECORD_MB"
@@ -60,33 +58,19 @@ HEADER = (
 )
 
 
-def valid_outcome(text: str) -> bool:
-    return _OUTCOME.fullmatch(text) is not None
-
-
-def passing(kind: str) -> str:
+def passing(kind: str) -> Outcome:
     """The outcome a block promises: a repro breaks with its page's id, a fix runs, a gb-wrong
     shows the wrong value."""
-    return {"gb-repro": BREAKS, "gb-wrong": WRONG}.get(kind, RUNS)
+    promises: dict[str, Outcome] = {Kind.REPRO: BREAKS, Kind.WRONG: WRONG}
+    return promises.get(kind, RUNS)
 
 
-def other_break(ids: Iterable[str]) -> str:
-    return OTHER + " ".join(sorted(ids))
-
-
-def describe(outcome: str) -> str:
-    """An outcome as a page says it: `no-break` -> `no break`."""
-    if outcome.startswith(OTHER):
-        return "breaks with " + outcome.removeprefix(OTHER).replace(" ", ", ")
-    return {
-        NO_BREAK: "no break",
-        ONCE: "called once",
-        RECOMPILES: "recompiles unannounced",
-        EAGER_FAILS: "fails without torch.compile too",
-        WRONG: "gives a wrong value",
-        CORRECT: "computes it right",
-        ERROR: "fails",
-    }.get(outcome, outcome)
+def other_break(ids: Iterable[str]) -> Outcome:
+    """A repro broke with these graph breaks (at least one) instead of its page's."""
+    found = tuple(sorted(set(ids)))
+    if not found:
+        raise ValueError("other_break() needs the ids it broke with")
+    return Outcome(Did.BREAKS, found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +82,7 @@ class Row:
     kind: str
     line: int
     sha256: str
-    outcomes: dict[str, str] = field(default_factory=dict)
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
 
 
 # A block is known by its page and its digest: two pages may show the same code, and whether
@@ -110,7 +94,7 @@ Key = tuple[str, str]  # (id, sha256)
 class Record:
     rows: dict[Key, Row]
 
-    def outcome(self, key: Key, release: str) -> str | None:
+    def outcome(self, key: Key, release: str) -> Outcome | None:
         row = self.rows.get(key)
         return row.outcomes.get(release) if row else None
 
@@ -246,12 +230,15 @@ def _row(path: Path, n: int, item: object, where: yamlio.Locator) -> Row:
     outcomes = item["outcomes"]
     if not isinstance(outcomes, dict):
         raise bad("outcomes is a mapping of release to outcome", "outcomes")
-    for release, outcome in outcomes.items():
+    parsed: dict[str, Outcome] = {}
+    for release, text in outcomes.items():
         if not isinstance(release, str) or not releases.is_release(release):
             raise bad(f"{str(release)[:40]!r} is not a release such as 2.13.0", "outcomes")
-        if not isinstance(outcome, str) or not valid_outcome(outcome):
-            raise bad(f"unknown outcome {str(outcome)[:60]!r}", "outcomes", release)
-    return Row(item["id"], item["kind"], 0, item["sha256"], dict(outcomes))
+        outcome = Outcome.parse(text) if isinstance(text, str) else None
+        if outcome is None:
+            raise bad(f"unknown outcome {str(text)[:60]!r}", "outcomes", release)
+        parsed[release] = outcome
+    return Row(item["id"], item["kind"], 0, item["sha256"], parsed)
 
 
 def _read_first_format(path: Path, entries: object, where: yamlio.Locator) -> Record:
@@ -281,7 +268,7 @@ def write(path: Path, record: Record) -> bool:
             "id": row.id,
             "kind": row.kind,
             "sha256": row.sha256,
-            "outcomes": {r: row.outcomes[r] for r in sorted(row.outcomes, key=releases.order)},
+            "outcomes": {r: str(row.outcomes[r]) for r in sorted(row.outcomes, key=releases.order)},
         }
         # By page; within one, as the rows come (updated(): as the page has its blocks; read():
         # as the file has them), so that a read and a write change nothing.
@@ -291,7 +278,7 @@ def write(path: Path, record: Record) -> bool:
     return write_if_changed(path, text.encode("utf-8"))
 
 
-def updated(record: Record, runs: dict[str, dict[Key, str]], current: dict[Key, Row]) -> Record:
+def updated(record: Record, runs: dict[str, dict[Key, Outcome]], current: dict[Key, Row]) -> Record:
     """The record with new outcomes (`runs`: release -> block -> outcome). `current`: a row
     (without outcomes) for every runnable block the pages have now, in their order: blocks no
     page has any more are dropped."""
@@ -309,7 +296,7 @@ def updated(record: Record, runs: dict[str, dict[Key, str]], current: dict[Key, 
 
 def store(
     path: Path,
-    runs: dict[str, dict[Key, str]],
+    runs: dict[str, dict[Key, Outcome]],
     current: dict[Key, Row] | Callable[[], dict[Key, Row]],
 ) -> Record:
     """Add `runs` (release -> block -> outcome) to the record at `path`, read afresh under the

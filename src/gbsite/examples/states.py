@@ -14,7 +14,7 @@ from gbsite.examples.annotations import FIX, REPRO, WRONG
 from gbsite.examples.pages import PageExamples
 from gbsite.examples.record import Record
 from gbsite.examples.status import Declaration
-from gbsite.examples.vocabulary import State
+from gbsite.examples.vocabulary import Outcome, State
 from gbsite.registry.model import Registry
 from gbsite.releases import in_release, registry_labels
 
@@ -25,7 +25,7 @@ class BlockState:
     line: int
     needs: str
     verified: str | None  # the torch build it did what it promises with, for this release
-    outcomes: tuple[tuple[str, str], ...] = ()  # (release, outcome) for every release run
+    outcomes: tuple[tuple[str, Outcome], ...] = ()  # (release, outcome) for every release run
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ class PageCoverage:
                     "line": b.line,
                     "needs": b.needs or None,
                     "verified": b.verified,
-                    "outcomes": dict(b.outcomes),
+                    "outcomes": {r: str(o) for r, o in b.outcomes},
                 }
                 for b in self.blocks
             ],

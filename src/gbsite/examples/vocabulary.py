@@ -1,7 +1,10 @@
-"""The words a page's examples are judged in: the state of a page for a release."""
+"""The words a page's examples are judged in: the state of a page for a release (State), and
+what a block did with one release (Did, Outcome)."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -25,3 +28,79 @@ class State(StrEnum):
 
 DECLARED = (State.ENVIRONMENT, State.INTERNAL, State.UNRAISED)  # what a status block may say
 LATER = (State.INTERNAL, State.UNRAISED)  # what a status block with `since:` may declare
+
+
+class Did(StrEnum):
+    """What a block did with one release's torch: the word of its outcome (Outcome)."""
+
+    # A gb-repro broke (or, with fullgraph=false, logged a break) with its page's id, or with
+    # the ids of Outcome.other instead.
+    BREAKS = "breaks"
+    NO_BREAK = "no-break"  # a gb-repro compiled and ran to the end: this torch does not break
+    RUNS = "runs"  # a gb-fix ran to the end without a graph break, calling the compiled code twice+
+    ONCE = "once"  # a gb-fix ran without a graph break but called the compiled code only once
+    RECOMPILES = "recompiles"  # a gb-fix recompiled more than once, and its fence does not say so
+    EAGER_FAILS = "eager-fails"  # broke as promised, but fails without torch.compile as well
+    WRONG = "wrong"  # a gb-wrong ran to the end: torch.compile still computes the wrong value
+    CORRECT = "correct"  # a gb-wrong's final assertion failed: this torch computes the value right
+    ERROR = "error"  # raised something else, printed output, or never called the compiled code
+
+
+# Each word as a page, `gbsite show` and CI's summary say it.
+_SAID = {
+    Did.BREAKS: "breaks",
+    Did.NO_BREAK: "no break",
+    Did.RUNS: "runs",
+    Did.ONCE: "called once",
+    Did.RECOMPILES: "recompiles unannounced",
+    Did.EAGER_FAILS: "fails without torch.compile too",
+    Did.WRONG: "gives a wrong value",
+    Did.CORRECT: "computes it right",
+    Did.ERROR: "fails",
+}
+_ID = re.compile(r"GB[0-9]{4}")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a block did with one release's torch, as the record keeps it. `other`: the graph
+    breaks a repro broke with instead of its page's (sorted, each once; only with BREAKS). Its
+    text (str(), parse()) exists only in files: the record, CI's outcomes files, JSON output."""
+
+    did: Did
+    other: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # What parse() refuses cannot be built either: every Outcome has one text, and back.
+        if self.other and (
+            self.did != Did.BREAKS
+            or list(self.other) != sorted(set(self.other))
+            or not all(_ID.fullmatch(i) for i in self.other)
+        ):
+            raise ValueError(f"not an outcome: {self.did} with {self.other}")
+
+    def __str__(self) -> str:
+        """As the record writes it: `breaks`, `no-break`, `breaks GB0059 GB0102`."""
+        return " ".join((self.did, *self.other))
+
+    @classmethod
+    def parse(cls, text: str) -> Outcome | None:
+        """The outcome str() wrote as `text`; None for any other text."""
+        word, *ids = text.split(" ")
+        if word not in _WORDS:
+            return None
+        if not ids:
+            return _WORDS[word]
+        try:
+            return cls(Did(word), tuple(ids))
+        except ValueError:  # ids with another word, unsorted, repeated or not ids
+            return None
+
+    def describe(self) -> str:
+        """As a page says it: `no break`, `breaks with GB0059, GB0102`."""
+        if self.other:
+            return "breaks with " + ", ".join(self.other)
+        return _SAID[self.did]
+
+
+_WORDS = {str(did): Outcome(did) for did in Did}

@@ -20,6 +20,7 @@ from gbsite.errors import GbsiteError
 if TYPE_CHECKING:
     from gbsite.config import Config
     from gbsite.docs.files import Doc
+    from gbsite.examples.vocabulary import Outcome
     from gbsite.registry.model import Registry
 
 # What names an id: GB0025, gb0025, 25, gb0025.html (or .md, .json), a page URL or path.
@@ -49,8 +50,8 @@ class Example:
     after: str  # for the last block of a section: the Markdown after it, to the next heading
     needs: str  # shown, not run (cuda, distributed, ...); "" when run
     since: str  # written for this release and later; "" for the page's home
-    promise: str  # the outcome that keeps its promise: breaks (repro), runs (fix), wrong
-    outcomes: tuple[tuple[str, str | None], ...]  # (release, outcome or None: not run)
+    promise: Outcome  # the outcome that keeps its promise: breaks (repro), runs (fix), wrong
+    outcomes: tuple[tuple[str, Outcome | None], ...]  # (release, outcome or None: not run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +125,8 @@ class Shown:
                     "after": e.after,
                     "needs": e.needs or None,
                     "since": e.since or None,
-                    "promise": e.promise,
-                    "outcomes": dict(e.outcomes),
+                    "promise": str(e.promise),
+                    "outcomes": {r: None if o is None else str(o) for r, o in e.outcomes},
                 }
                 for e in self.examples
             ],

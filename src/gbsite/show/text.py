@@ -7,7 +7,6 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from gbsite.examples import record as runs
 from gbsite.examples.annotations import FIX, REPRO, WRONG
 from gbsite.examples.captions import WRONG_TITLE
 from gbsite.examples.vocabulary import State
@@ -117,7 +116,7 @@ def _example(example: Example, s: Style) -> list[str]:
     else:
         parts = []
         for release, outcome in example.outcomes:
-            said = runs.describe(outcome) if outcome else "not run yet"
+            said = outcome.describe() if outcome else "not run yet"
             kept = outcome == example.promise
             parts.append((s.good if kept else s.bad)(f"{release} {said}"))
         out.append("  torch " + " · ".join(parts))

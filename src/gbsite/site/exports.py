@@ -67,7 +67,11 @@ def entry_json(page: EntryPage, site: SiteModel) -> str:
             "by_release": {r.release: r.state for r in page.by_release},
             # What each example did with each torch release of the examples.
             "examples": [
-                {"kind": b.kind, "needs": b.needs or None, "outcomes": dict(b.outcomes)}
+                {
+                    "kind": b.kind,
+                    "needs": b.needs or None,
+                    "outcomes": {r: str(o) for r, o in b.outcomes},
+                }
                 for b in page.coverage.blocks
             ],
         },

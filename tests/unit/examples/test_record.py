@@ -10,6 +10,7 @@ import pytest
 from gbsite.errors import GbsiteError
 from gbsite.examples import record
 from gbsite.examples.record import Record, Row
+from gbsite.examples.vocabulary import Did, Outcome
 
 SHA_A = "a" * 64
 SHA_B = "b" * 64
@@ -19,8 +20,8 @@ def test_write_then_read_gives_the_same_record(tmp_path: Path) -> None:
     path = tmp_path / "verified-examples.yaml"
     rec = Record(
         {
-            ("GB0003", SHA_A): Row("GB0003", "gb-repro", 0, SHA_A, {"2.13.0": "breaks"}),
-            ("GB0003", SHA_B): Row("GB0003", "gb-fix", 0, SHA_B, {"2.13.0": "once"}),
+            ("GB0003", SHA_A): Row("GB0003", "gb-repro", 0, SHA_A, {"2.13.0": record.BREAKS}),
+            ("GB0003", SHA_B): Row("GB0003", "gb-fix", 0, SHA_B, {"2.13.0": record.ONCE}),
         }
     )
     assert record.write(path, rec) is True
@@ -30,11 +31,13 @@ def test_write_then_read_gives_the_same_record(tmp_path: Path) -> None:
 
 def test_outcomes_are_written_in_release_order(tmp_path: Path) -> None:
     path = tmp_path / "verified-examples.yaml"
-    outcomes = {"2.15.0": "no-break", "2.9.0": "breaks", "2.13.0": "breaks GB0007"}
+    other = record.other_break(["GB0007"])
+    outcomes = {"2.15.0": record.NO_BREAK, "2.9.0": record.BREAKS, "2.13.0": other}
     record.write(path, Record({("GB0003", SHA_A): Row("GB0003", "gb-repro", 0, SHA_A, outcomes)}))
     text = path.read_text()
     assert text.index("2.9.0:") < text.index("2.13.0:") < text.index("2.15.0:")
-    assert record.read(path).outcome(("GB0003", SHA_A), "2.13.0") == "breaks GB0007"
+    assert "    2.13.0: breaks GB0007\n    2.15.0: no-break\n" in text  # the outcomes' text
+    assert record.read(path).outcome(("GB0003", SHA_A), "2.13.0") == other
 
 
 def test_a_missing_record_is_empty(tmp_path: Path) -> None:
@@ -44,36 +47,42 @@ def test_a_missing_record_is_empty(tmp_path: Path) -> None:
 def test_updated_merges_new_outcomes_into_old_ones() -> None:
     old = Record(
         {
-            ("GB0003", SHA_A): Row("GB0003", "gb-repro", 0, SHA_A, {"2.13.0": "breaks"}),
-            ("GB0004", SHA_B): Row("GB0004", "gb-fix", 0, SHA_B, {"2.13.0": "runs"}),
+            ("GB0003", SHA_A): Row("GB0003", "gb-repro", 0, SHA_A, {"2.13.0": record.BREAKS}),
+            ("GB0004", SHA_B): Row("GB0004", "gb-fix", 0, SHA_B, {"2.13.0": record.RUNS}),
         }
     )
     current = {
         ("GB0003", SHA_A): Row("GB0003", "gb-repro", 7, SHA_A),
         ("GB0005", SHA_A): Row("GB0005", "gb-fix", 9, SHA_A),  # a new block, not run yet
     }
-    runs = {"2.15.0": {("GB0003", SHA_A): "no-break"}, "2.13.0": {}}
+    runs = {"2.15.0": {("GB0003", SHA_A): record.NO_BREAK}, "2.13.0": {}}
     new = record.updated(old, runs, current)
     # the old release's outcome kept, the new one added; GB0004's block is on no page any more,
     # and GB0005's has no outcome yet
     assert new.rows == {
         ("GB0003", SHA_A): Row(
-            "GB0003", "gb-repro", 7, SHA_A, {"2.13.0": "breaks", "2.15.0": "no-break"}
+            "GB0003", "gb-repro", 7, SHA_A, {"2.13.0": record.BREAKS, "2.15.0": record.NO_BREAK}
         )
     }
     # a new run of a release replaces that release's outcome only
-    again = record.updated(new, {"2.13.0": {("GB0003", SHA_A): "error"}}, current)
-    assert again.rows["GB0003", SHA_A].outcomes == {"2.13.0": "error", "2.15.0": "no-break"}
+    again = record.updated(new, {"2.13.0": {("GB0003", SHA_A): record.ERROR}}, current)
+    assert again.rows["GB0003", SHA_A].outcomes == {
+        "2.13.0": record.ERROR,
+        "2.15.0": record.NO_BREAK,
+    }
     assert again.missing(("GB0003", SHA_A), ("2.13.0", "2.14.1")) == ["2.14.1"]
 
 
 def test_store_adds_runs_to_what_the_file_holds(tmp_path: Path) -> None:
     path = tmp_path / "verified-examples.yaml"
     current = {("GB0003", SHA_A): Row("GB0003", "gb-repro", 1, SHA_A)}
-    record.store(path, {"2.13.0": {("GB0003", SHA_A): "breaks"}}, current)
-    record.store(path, {"2.15.0": {("GB0003", SHA_A): "no-break"}}, lambda: current)
+    record.store(path, {"2.13.0": {("GB0003", SHA_A): record.BREAKS}}, current)
+    record.store(path, {"2.15.0": {("GB0003", SHA_A): record.NO_BREAK}}, lambda: current)
     stored = record.read(path)
-    assert stored.rows["GB0003", SHA_A].outcomes == {"2.13.0": "breaks", "2.15.0": "no-break"}
+    assert stored.rows["GB0003", SHA_A].outcomes == {
+        "2.13.0": record.BREAKS,
+        "2.15.0": record.NO_BREAK,
+    }
     assert stored.passed(("GB0003", SHA_A), "gb-repro", "2.13.0")
     assert not stored.passed(("GB0003", SHA_A), "gb-repro", "2.15.0")
 
@@ -127,13 +136,34 @@ def test_the_first_format_is_read_as_outcomes_of_the_release() -> None:
     path = Path("unused.yaml")
     first = f"verified:\n- id: GB0003\n  kind: gb-fix\n  sha256: {SHA_A}\n  torch: 2.13.0+cpu\n"
     rec = record._parse(path, first)
-    assert rec.rows == {("GB0003", SHA_A): Row("GB0003", "gb-fix", 0, SHA_A, {"2.13.0": "runs"})}
+    fix = Row("GB0003", "gb-fix", 0, SHA_A, {"2.13.0": record.RUNS})
+    assert rec.rows == {("GB0003", SHA_A): fix}
 
 
-def test_describe_says_outcomes_as_a_page_does() -> None:
-    assert record.describe(record.other_break(["GB0059", "GB0007"])) == (
-        "breaks with GB0007, GB0059"
-    )
-    assert record.describe(record.ONCE) == "called once"
-    assert record.valid_outcome("breaks GB0007 GB0059")
-    assert not record.valid_outcome("breaks GB7")
+def test_other_break_sorts_the_ids_it_broke_with() -> None:
+    other = record.other_break(["GB0059", "GB0007", "GB0059"])
+    assert other == Outcome(Did.BREAKS, ("GB0007", "GB0059"))
+    assert str(other) == "breaks GB0007 GB0059"
+    with pytest.raises(ValueError, match="needs the ids"):
+        record.other_break([])
+
+
+def test_passing_is_the_outcome_each_kind_promises() -> None:
+    assert [record.passing(k) for k in ("gb-repro", "gb-fix", "gb-wrong")] == [
+        Outcome(Did.BREAKS),
+        Outcome(Did.RUNS),
+        Outcome(Did.WRONG),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text", ["breaks GB7", "breaks ", "breaks GB0059 GB0007", "runs GB0007", "Breaks", "broke"]
+)
+def test_an_outcome_it_cannot_parse_is_an_error_on_its_line(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "verified-examples.yaml"
+    path.write_text("blocks:\n" + GOOD_ROW.replace("2.13.0: breaks", f"2.13.0: '{text}'"))
+    with pytest.raises(GbsiteError) as raised:
+        record.read(path)
+    (problem,) = raised.value.problems
+    assert problem.line == 6
+    assert f"block 1: unknown outcome {text!r}" in problem.message

@@ -11,7 +11,7 @@ from gbsite.examples.pages import PageExamples
 from gbsite.examples.record import Record, Row
 from gbsite.examples.states import fixed_in, page_coverage
 from gbsite.examples.status import Declaration
-from gbsite.examples.vocabulary import State
+from gbsite.examples.vocabulary import Outcome, State
 
 RELEASES = ("2.13.0", "2.14.1", "2.15.0")
 DOC = Path("docs/gb/gb0003.md")
@@ -27,15 +27,18 @@ PAGE = PageExamples("GB0003", (REPRO, FIX), None)
 
 
 def ran(**by_release: tuple[str, str]) -> Record:
-    """A record of REPRO and FIX: release (2_13_0) -> (repro's outcome, fix's outcome)."""
+    """A record of REPRO and FIX: release (2_13_0) -> (repro's outcome, fix's outcome), each as
+    the record writes it ("" for none)."""
     rows: dict[record.Key, Row] = {}
     for name, outcomes in by_release.items():
         release = name.removeprefix("r").replace("_", ".")
         for b, outcome in zip((REPRO, FIX), outcomes, strict=True):
             if outcome:
+                parsed = Outcome.parse(outcome)
+                assert parsed is not None, outcome
                 old = rows.get(b.key) or Row(b.gb_id, b.kind, b.line, b.digest)
                 rows[b.key] = Row(
-                    b.gb_id, b.kind, b.line, b.digest, {**old.outcomes, release: outcome}
+                    b.gb_id, b.kind, b.line, b.digest, {**old.outcomes, release: parsed}
                 )
     return Record(rows)
 
