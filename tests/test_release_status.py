@@ -156,8 +156,9 @@ def test_every_committed_status_block_holds_only_where_its_id_is() -> None:
     release without the id."""
     cfg = config.load(REPO)
     reg = store.load(cfg.registry_dir)
-    pages = examples_pages.load(cfg, reg)  # raises on any span problem
-    present = Lifecycles.of(reg, cfg.example_releases).present
+    lifecycles = Lifecycles.of(reg, cfg.example_releases)
+    pages = examples_pages.load(cfg, lifecycles)  # raises on any span problem
+    present = lifecycles.present
     record_ = record.read(cfg.verified_file)
     mapped = releases.registry_labels(example_releases(), committed().labels)
     declared_somewhere = 0

@@ -23,7 +23,6 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from gbsite import releases as release_order
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
 from gbsite.examples import checking, outcomes
@@ -50,7 +49,7 @@ def merge(cfg: Config, args: argparse.Namespace) -> int:
         )
     runs = [outcomes.read(path) for path in files]
     reg = registry.load(cfg.registry_dir)
-    pages = examples.load(cfg, reg)
+    pages = examples.load(cfg, examples.Lifecycles.of(reg, cfg.example_releases))
     current = checking.current_rows(pages.values())
     merged = outcomes.merge_runs(runs, current, cfg.example_releases)
     before = rec.read(cfg.verified_file)
@@ -207,9 +206,9 @@ def preview_summary(
     if not ids:
         lines.append("No page's docs file changed.")
     else:
-        pages = examples.load(cfg, reg)
+        lifecycles = examples.Lifecycles.of(reg, releases)
+        pages = examples.load(cfg, lifecycles)
         record = rec.read(cfg.verified_file)
-        labels = release_order.registry_labels(releases, reg.labels)
         lines += [
             f"{len(ids)} page(s) changed:",
             "",
@@ -223,7 +222,7 @@ def preview_summary(
                 continue
             states = [
                 page_coverage(pages.get(gb_id), gb_id, record, r, releases).status
-                if r in labels and release_order.in_release(entry, reg.labels, labels[r])
+                if r in lifecycles.present[gb_id]
                 else "not in this release"
                 for r in releases
             ]

@@ -138,7 +138,7 @@ def check_examples(
     outcome for this torch's release) with `python`'s torch, check the status blocks against
     that torch, and record what the blocks did. One stage a function, in order."""
     lifecycles = Lifecycles.of(reg, cfg.example_releases)
-    every = pages_.load(cfg, reg)
+    every = pages_.load(cfg, lifecycles)
     chosen = _chosen(every, reg, ids)
     version, release, folder = _torch(python, lifecycles.releases)
     record = rec.read(cfg.verified_file)
@@ -156,7 +156,7 @@ def check_examples(
         timeout,
         progress,
     )
-    _store(cfg, reg, check, every)
+    _store(cfg, lifecycles, check, every)
     check.problems += _failures(check)
     return check
 
@@ -238,7 +238,9 @@ def _run(
     check.seconds = time.monotonic() - clock
 
 
-def _store(cfg: Config, reg: Registry, check: ExampleCheck, read: dict[str, PageExamples]) -> None:
+def _store(
+    cfg: Config, lifecycles: Lifecycles, check: ExampleCheck, read: dict[str, PageExamples]
+) -> None:
     """Record the outcomes of the blocks that passed the check."""
     outcomes = {
         c.result.block.key: c.result.outcome
@@ -250,7 +252,7 @@ def _store(cfg: Config, reg: Registry, check: ExampleCheck, read: dict[str, Page
         """The pages' blocks as they are when the outcomes are stored: a page edited (and run by
         another check) meanwhile keeps the other run's rows."""
         try:
-            return current_rows(pages_.load(cfg, reg).values())
+            return current_rows(pages_.load(cfg, lifecycles).values())
         except GbsiteError:  # a page broken meanwhile: the blocks as this run read them
             return current_rows(read.values())
 
@@ -291,7 +293,7 @@ def record_check(cfg: Config, reg: Registry) -> RecordCheck:
     record = rec.read(cfg.verified_file)
     lifecycles = Lifecycles.of(reg, cfg.example_releases)
     problems, pending = [], []
-    for page in pages_.load(cfg, reg).values():
+    for page in pages_.load(cfg, lifecycles).values():
         home = lifecycles.home(page.id)
         problems += _contradicted(page, record, lifecycles.present.get(page.id, ()))
         for b in page.blocks:

@@ -314,20 +314,21 @@ def problems(found: Mapping[str, Doc], lifecycles: Lifecycles) -> list[Problem]:
     return []
 
 
-def load(cfg: Config, registry: Registry) -> dict[str, PageExamples]:
-    """Every docs file of a registry id, read from disk; any problem in any file raises."""
+def load(cfg: Config, lifecycles: Lifecycles) -> dict[str, PageExamples]:
+    """Every docs file of an id of `lifecycles` (the registry's), read from disk and read
+    against them; any problem in any file raises."""
     files, _ = docs.scan(cfg.docs_dir)
     found: dict[str, Doc] = {}
     problems: list[Problem] = []
     for gb_id, path in files.items():
-        if gb_id in registry.entries:
+        if gb_id in lifecycles.present:
             try:
                 found[gb_id] = docs.read(path, outside=False)
             except GbsiteError as exc:
                 problems += exc.problems
     if problems:
         raise GbsiteError(problems)
-    return read_pages(found, Lifecycles.of(registry, cfg.example_releases))
+    return read_pages(found, lifecycles)
 
 
 def repeated_paragraphs(pages: Iterable[PageExamples], most: int = 2) -> dict[str, list[str]]:

@@ -192,6 +192,6 @@ def coverage_of(cfg: Config, reg: Registry, release: str | None) -> Coverage:
             )
         release = next((r for r, label in labels.items() if label == release), release)
     record = runs.read(cfg.verified_file)
-    pages = pages_.load(cfg, reg)
+    pages = pages_.load(cfg, pages_.Lifecycles.of(reg, releases))
     states = coverage(reg, pages, record, release, releases)
     return Coverage(release, states, pages_.repeated_paragraphs(pages.values()))

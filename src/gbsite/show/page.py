@@ -203,13 +203,11 @@ def _page(
     cfg: Config, gb_id: str, path: Path, reg: Registry
 ) -> tuple[tuple[State, ...], Declared | None, str | None, str, tuple[Example, ...]]:
     """The page's part: states by release, the status block, the why section, the examples."""
-    from gbsite import releases as releases_
     from gbsite.docs import files as docs
     from gbsite.examples import record as runs
     from gbsite.examples.pages import Lifecycles, read_page
     from gbsite.examples.states import page_coverage
 
-    entry = reg.entries[gb_id]
     doc = docs.read(path, outside=False) if path.is_file() else None
     # The page's examples and status block, validated as `gbsite check` validates them; the
     # known ids (for `replaced-by:`) are the registry's files.
@@ -218,12 +216,11 @@ def _page(
     lifecycles = Lifecycles.of(reg, releases, known)
     page = read_page(gb_id, doc, lifecycles) if doc and doc.has_content else None
     record = runs.read_page(cfg.verified_file, gb_id)
-    labels = releases_.registry_labels(releases, reg.labels)
     states = tuple(
         State(
             release,
             page_coverage(page, gb_id, record, release, releases).status
-            if release in labels and releases_.in_release(entry, reg.labels, labels[release])
+            if release in lifecycles.present[gb_id]
             else None,
         )
         for release in releases
