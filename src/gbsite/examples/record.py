@@ -36,6 +36,7 @@ from gbsite.examples.vocabulary import Did, Outcome
 from gbsite.fs.files import check_input, decode_utf8, write_if_changed
 from gbsite.fs.lock import locked
 from gbsite.registry import yamlio
+from gbsite.registry.model import GB_ID
 
 # The common outcomes (vocabulary.Did says what each word means), named for their callers.
 BREAKS = Outcome(Did.BREAKS)  # with the page's id; other_break(): with other graph breaks
@@ -157,7 +158,6 @@ def _text(path: Path) -> str:
 
 _ROW_KEYS = {"id", "kind", "sha256", "outcomes"}
 _OLD_ROW_KEYS = {"line", "build"}  # written by older gbsite; read, checked and dropped
-_ID = re.compile(r"GB[0-9]{4}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -217,7 +217,7 @@ def _row(path: Path, n: int, item: object, where: yamlio.Locator) -> Row:
     unknown = sorted(str(k) for k in item.keys() - _ROW_KEYS - _OLD_ROW_KEYS)
     if unknown:
         raise bad(f"unknown key {unknown[0]!r}", unknown[0])
-    for key, form in (("id", _ID), ("sha256", _SHA256)):
+    for key, form in (("id", GB_ID), ("sha256", _SHA256)):
         if not isinstance(item[key], str) or not form.fullmatch(item[key]):
             raise bad(f"{key} is not {'an id like GB0025' if key == 'id' else 'a sha256'}", key)
     if item["kind"] not in KINDS:

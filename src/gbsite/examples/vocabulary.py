@@ -3,9 +3,10 @@ what a block did with one release (Did, Outcome)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import StrEnum
+
+from gbsite.registry.model import GB_ID
 
 
 class State(StrEnum):
@@ -58,7 +59,6 @@ _SAID = {
     Did.CORRECT: "computes it right",
     Did.ERROR: "fails",
 }
-_ID = re.compile(r"GB[0-9]{4}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +75,7 @@ class Outcome:
         if self.other and (
             self.did != Did.BREAKS
             or list(self.other) != sorted(set(self.other))
-            or not all(_ID.fullmatch(i) for i in self.other)
+            or not all(GB_ID.fullmatch(i) for i in self.other)
         ):
             raise ValueError(f"not an outcome: {self.did} with {self.other}")
 
