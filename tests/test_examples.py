@@ -761,10 +761,21 @@ def test_a_wrong_value_is_shown_in_a_warning_box(history: Project, fake_python: 
     assert project.run("coverage", "--format", "json").out == before
     assert project.run("build").code == 0
     html = (project.site / "gb" / "gb0025.html").read_text()
-    box = html[html.index('<figure class="code-example markdown-alert markdown-alert-caution">') :]
+    box = html[
+        html.index(
+            '<figure class="code-example markdown-alert markdown-alert-caution" '
+            'data-kind="gb-wrong">'
+        ) :
+    ]
     box = box[: box.index("</figure>")]
     assert '<p class="markdown-alert-title">Silent wrong result</p>' in box
-    assert '<span class="verified">2.13.0 gives a wrong value</span>' in box
+    # What it promised (a wrong value) is a warning, never styled as a success.
+    assert '<span class="wrong">2.13.0 gives a wrong value</span>' in box
+    # The page says so at its top, linking to the section that shows it.
+    head = html[html.index('<header class="entry-head">') :]
+    head = head[: head.index("</header>")]
+    assert "Silent wrong result</strong>" in head and "with torch 2.13.0" in head
+    assert 'href="#wrong-result"' in head and 'id="wrong-result"' in html
     assert '<span class="unverified">2.15.0 not run</span>' in box
     assert '<span class="n">expected</span>' in box  # the program, highlighted, in the box
     shown = project.run("show", "GB0025").out

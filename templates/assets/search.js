@@ -127,7 +127,7 @@
   var table = document.getElementById("entries");
   var panel = document.getElementById("search-results");
   var input = document.getElementById("search-input");
-  var FILTER_NAMES = ["category", "status", "added", "info"];
+  var FILTER_NAMES = ["category", "state", "status", "added"];
   // A longer query (a pasted log) stays out of the URL: it lives in the history entry's state,
   // and passes from another page to the index in sessionStorage.
   var MAX_URL_QUERY = 200;
@@ -149,26 +149,20 @@
   }
   function currentState() {
     var state = { q: rawQuery !== null ? squash(rawQuery) : input.value, raw: rawQuery };
-    state.category = filters.elements.category.value;
-    state.status = filters.elements.status.value;
-    state.added = filters.elements.added.value;
-    state.info = filters.elements.info.checked ? "1" : "";
+    FILTER_NAMES.forEach(function (name) { state[name] = filters.elements[name].value; });
     return state;
   }
   function showState(state) {
     input.value = state.q;
     rawQuery = state.raw || null;
-    filters.elements.category.value = state.category;
-    filters.elements.status.value = state.status;
-    filters.elements.added.value = state.added;
-    filters.elements.info.checked = state.info === "1";
+    FILTER_NAMES.forEach(function (name) { filters.elements[name].value = state[name]; });
   }
   function passes(row, state) {
     var cats = row.getAttribute("data-category").split(" ");
     return (!state.category || cats.indexOf(state.category) >= 0) &&
+      (!state.state || row.getAttribute("data-state") === state.state) &&
       (!state.status || row.getAttribute("data-status") === state.status) &&
-      (!state.added || row.getAttribute("data-added") === state.added) &&
-      (!state.info || row.getAttribute("data-info") === "1");
+      (!state.added || row.getAttribute("data-added") === state.added);
   }
   function filtered(state) {
     return FILTER_NAMES.some(function (name) { return state[name]; });
@@ -373,9 +367,7 @@
     filters.addEventListener("submit", function (event) { event.preventDefault(); });
     if (clearButton) {
       clearButton.addEventListener("click", function () {
-        filters.elements.category.value = filters.elements.status.value = "";
-        filters.elements.added.value = "";
-        filters.elements.info.checked = false;
+        FILTER_NAMES.forEach(function (name) { filters.elements[name].value = ""; });
         filters.elements.category.focus(); // the button hides itself
         run(true);
       });

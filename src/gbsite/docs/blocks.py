@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gbsite.docs.markdown import ContributorMarkdown, FenceCaption
+    from gbsite.docs.markdown import ContributorMarkdown, FenceCaption, RenderedReading
 
 
 # Section ids of an entry page (entry.html.j2); contributor headings are kept clear of them.
@@ -22,13 +22,26 @@ PAGE_SECTIONS = (
     "context",
     "history",
     "lifecycle",
+    "other-fixes",
+    "why-more",
+    "pytorch-text",
+    "releases",
+    "older-messages",
+    "maintainers",
+    "wrong-result",
+    "status",
 )
 
 
 @dataclass(frozen=True, slots=True)
 class RenderedBlock:
-    html: str  # sanitized by nh3, so templates may insert it as it is
+    reading: RenderedReading  # its sections, sanitized by nh3, in the reader's order
     classes: tuple[str, ...]  # the highlighting classes its code uses, for the stylesheet
+
+    @property
+    def html(self) -> str:
+        """Every section's HTML, in the reader's order."""
+        return self.reading.html
 
 
 class BlockRenderer:
@@ -65,8 +78,8 @@ class BlockRenderer:
     def __call__(self, gb_id: str, source: str) -> RenderedBlock:
         from gbsite.docs.highlight import used_classes
 
-        html = self.prepare().render(source, gb_id)
-        return RenderedBlock(html, tuple(sorted(used_classes([html]))))
+        reading = self.prepare().render_reading(source, gb_id)
+        return RenderedBlock(reading, tuple(sorted(used_classes([reading.html]))))
 
 
 def stylesheet_rules(classes: Iterable[str]) -> str:

@@ -49,9 +49,13 @@ def highlight_css(classes: set[str]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def highlight_code(code: str, language: str) -> str:
+def highlight_code(code: str, language: str, marked: tuple[int, ...] = ()) -> str:
+    """Code as highlighted HTML; `marked`: 1-based lines wrapped in `<span class="hll">`."""
     lexer = _lexer(language.lower()) if language else None
-    return highlight(code, lexer, _FORMATTER) if lexer else escape(code)
+    if lexer is None:
+        return escape(code)
+    formatter = HtmlFormatter(nowrap=True, hl_lines=list(marked)) if marked else _FORMATTER
+    return highlight(code, lexer, formatter)
 
 
 @functools.cache

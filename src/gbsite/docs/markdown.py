@@ -66,6 +66,7 @@ _ATTRIBUTES["ol"] |= {"start", "reversed"}
 _ATTRIBUTES["td"] |= {"colspan", "rowspan", "align"}
 _ATTRIBUTES["th"] |= {"colspan", "rowspan", "align", "scope"}
 _ATTRIBUTES["details"] |= {"open"}
+_ATTRIBUTES["figure"] |= {"data-kind"}  # an annotated example's kind (gb-fix), for scripts and tests
 # The attributes allowed above that make a browser fetch something: only an image's source. (No
 # srcset, style, <video>, <audio>, <source>, <object>, <link>: a request they make is harder to
 # see, and no page needs them.) Each is checked by loads_elsewhere.
@@ -145,8 +146,62 @@ class Caption:
     warning: str  # the box's title, plain text
 
 
-# (fence, page id) -> caption HTML, or a Caption for a warning box
-FenceCaption = Callable[[Fence, str], str | Caption | None]
+@dataclass(frozen=True, slots=True)
+class FenceView:
+    """How the page shows a fence: its caption, and the code as it was run when that differs
+    from the fence's (the compile call the checker adds), with the added lines marked."""
+
+    caption: str | Caption | None = None
+    code: str | None = None  # None: the fence's own code
+    added: tuple[int, ...] = ()  # 1-based lines of `code` that the fence does not have
+    hidden: bool = False  # a status block: the page says it in words, the YAML stays in source
+
+
+WRONG_ANCHOR = "wrong-result"  # the section of a page's first silent wrong result
+
+# (fence, page id) -> how to show it; None: as written, with no caption
+FenceCaption = Callable[[Fence, str], FenceView | None]
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPart:
+    """A section of a contributor block as sanitized HTML, with the role it plays for the
+    reader (sections.Role) and its heading's text."""
+
+    role: str
+    title: str  # the heading as plain text; "" for text before the first heading
+    html: str
+    anchor: str = ""  # an id of the page's for the section (the wrong-result warning's)
+
+    def __html__(self) -> str:  # a template inserts it as the HTML it is
+        return self.html
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedReading:
+    """A contributor block's sections as HTML, in the reader's order (sections.Reading)."""
+
+    answer: tuple[RenderedPart, ...]
+    why_more: tuple[RenderedPart, ...]
+    example: tuple[RenderedPart, ...]
+    more_fixes: tuple[RenderedPart, ...]
+    rest: tuple[RenderedPart, ...]
+    tried: tuple[RenderedPart, ...]
+
+    @property
+    def parts(self) -> tuple[RenderedPart, ...]:
+        return (
+            self.answer + self.why_more + self.example + self.more_fixes + self.rest + self.tried
+        )
+
+    @property
+    def html(self) -> str:
+        """Every section, in the reader's order."""
+        return "".join(p.html for p in self.parts)
+
+    @property
+    def has_fix(self) -> bool:
+        return any(p.role == "fix" for p in self.answer)
 
 
 class ContributorMarkdown:
@@ -197,6 +252,41 @@ class ContributorMarkdown:
 
     def render(self, source: str, gb_id: str = "") -> str:
         return scroll_boxes(sanitize(self.md.render(source, {"gb_id": gb_id})))
+
+    def render_reading(self, source: str, gb_id: str = "") -> RenderedReading:
+        """The block cut into its sections, each rendered on its own, in the reader's order.
+        The block's top headings (`###`) become the page's section headings (h2)."""
+        from gbsite.docs import sections
+        from gbsite.examples.annotations import Kind
+
+        env: EnvType = {"gb_id": gb_id}
+        tokens = self.md.parse(source, env)
+        levels = [int(t.tag[1]) for t in tokens if t.type == "heading_open" and t.level == 0]
+        shift = min(levels) - 2 if levels else 0
+        for t in tokens:
+            if t.type in ("heading_open", "heading_close"):
+                t.tag = f"h{min(6, max(2, int(t.tag[1]) - shift))}"
+        read = sections.reading(sections.cut(tokens))
+        wrong = next((c for c in read.cuts if Kind.WRONG in sections.kinds(c.body)), None)
+
+        def part(c: sections.Cut) -> RenderedPart:
+            html = self.md.renderer.render([*c.heading, *c.body], self.md.options, env)
+            title = c.heading[1].content if len(c.heading) > 1 else ""
+            plain = re.sub(r"(`+)(.+?)\1", r"\2", title).strip()
+            anchor = WRONG_ANCHOR if c is wrong else ""
+            return RenderedPart(str(c.role), plain, scroll_boxes(sanitize(html)), anchor)
+
+        def parts(cuts: Iterable[sections.Cut]) -> tuple[RenderedPart, ...]:
+            return tuple(p for p in map(part, cuts) if p.html.strip())
+
+        return RenderedReading(
+            parts(read.answer),
+            parts(read.why_more),
+            parts(read.example),
+            parts(read.more_fixes),
+            parts(read.rest),
+            parts(read.tried),
+        )
 
     def _link_mentions(self, state: StateCore) -> None:
         for token in state.tokens:
@@ -275,20 +365,28 @@ class ContributorMarkdown:
     ) -> str:
         token = tokens[idx]
         fence = Fence(token.content, token.info.strip())
+        view = self.fence_caption(fence, env.get("gb_id", "")) if self.fence_caption else None
+        view = view or FenceView()
+        if view.hidden:
+            return ""
         language = escape(fence.language, quote=True)
         cls = f' class="language-{language}"' if language else ""
-        code = highlight_code(fence.code, fence.language)
+        code = highlight_code(
+            fence.code if view.code is None else view.code, fence.language, view.added
+        )
         body = f'<pre class="highlight"><code{cls}>{code}</code></pre>\n'
-        caption = self.fence_caption(fence, env.get("gb_id", "")) if self.fence_caption else None
+        caption = view.caption
+        words = fence.info.split()
+        kind = f' data-kind="{escape(words[1], quote=True)}"' if words[1:2] else ""
         if isinstance(caption, Caption):  # the alert style GitHub's `> [!CAUTION]` has
             title = f'<p class="markdown-alert-title">{escape(caption.warning)}</p>'
             figure = (
-                '<figure class="code-example markdown-alert markdown-alert-caution">\n'
+                f'<figure class="code-example markdown-alert markdown-alert-caution"{kind}>\n'
                 f"<figcaption>{title}{caption.html}</figcaption>\n"
             )
             return f"{figure}{body}</figure>\n"
         if caption:
-            figure = f'<figure class="code-example">\n<figcaption>{caption}</figcaption>\n'
+            figure = f'<figure class="code-example"{kind}>\n<figcaption>{caption}</figcaption>\n'
             return f"{figure}{body}</figure>\n"
         return body
 

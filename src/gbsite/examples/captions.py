@@ -10,7 +10,7 @@ from gbsite.examples import record
 from gbsite.examples.record import Record
 
 if TYPE_CHECKING:
-    from gbsite.docs.markdown import Caption, Fence
+    from gbsite.docs.markdown import Fence, FenceView
 
 WRONG_TITLE = "Silent wrong result"  # the warning box a gb-wrong block is shown in
 
@@ -24,61 +24,41 @@ class ExampleCaptions:
         self.runs = runs
         self.releases = releases
 
-    def __call__(self, fence: Fence, gb_id: str) -> str | Caption | None:
+    def __call__(self, fence: Fence, gb_id: str) -> FenceView | None:
         from html import escape
 
+        from gbsite.docs.markdown import Caption, FenceView
         from gbsite.examples import annotations as examples
+        from gbsite.examples.shown import as_run
 
         if "gb-status" in fence.info.split():
-            from gbsite.examples.status import since_of
-
-            since, until = since_of(fence.code), since_of(fence.code, "until")
-            if until is not None:
-                span = f"torch {since} to {until}" if since else f"torch {until} and older"
-                return (
-                    f"The page's state with {escape(span)}, for <code>gbsite coverage</code>: "
-                    "newer releases have a state of their own"
-                )
-            if since is not None:
-                return (
-                    f"The page's state from torch {escape(since)} on, for <code>gbsite "
-                    "coverage</code>: the examples on this page are for older releases"
-                )
-            return (
-                "The page's state, for <code>gbsite coverage</code>: no example was run "
-                "here, for the reason given"
-            )
+            return FenceView(hidden=True)  # the page says it in words (site/content.py)
         try:
             a = examples.parse_info(fence.info)
         except ValueError:
             return None  # `gbsite check` reports the bad info string
         if a is None:
             return None
+        shown = as_run(fence.code, a)
         if a.kind == examples.WRONG:
-            from gbsite.docs.markdown import Caption
-
             what = (
                 "Without a graph break or an error, torch.compile computes another value than "
                 "plain PyTorch; the program asserts that they differ"
             )
             key = (gb_id, examples.digest(a.kind, a.compile_name, a.backend, fence.code))
-            return Caption(f"{what} · {self.outcomes(key, a.kind)}", WRONG_TITLE)
-        call = f"<code>torch.compile({escape(a.compile_name)}, fullgraph=True)</code>"
+            return FenceView(Caption(f"{what} · {self.outcomes(key, a.kind)}", WRONG_TITLE))
         if a.compile_name == examples.SCRIPT:
             what = (
                 f"Breaks with {escape(gb_id)} when run as written"
                 if a.kind == examples.REPRO
-                else "Fix: runs without a graph break, as written"
+                else "Fix: runs as written, without a graph break"
             )
         elif a.fullgraph == examples.NO_FULLGRAPH:
-            plain = f"<code>torch.compile({escape(a.compile_name)})</code>"
-            what = f"Logs {escape(gb_id)} as a graph break when compiled with {plain}"
+            what = f"Logs {escape(gb_id)} as a graph break (the highlighted lines compile it)"
         elif a.kind == examples.REPRO:
-            what = f"Breaks with {escape(gb_id)} when compiled with {call}"
+            what = f"Breaks with {escape(gb_id)} at the highlighted compile call's first use"
         else:
-            what = f"Fix: runs without a graph break with {call}, called at least twice"
-        if a.backend != examples.DEFAULT_BACKEND:
-            what += f", backend <code>{escape(a.backend)}</code>"
+            what = "Fix: no graph break, compiled as highlighted and called at least twice"
         if a.eager == examples.EAGER_RAISES:
             what += "; this code fails without torch.compile too"
         if a.since:
@@ -87,7 +67,8 @@ class ExampleCaptions:
             what += "; recompiles as its inputs change"
         if a.needs:
             needs = escape(examples.needs_label(a.needs))
-            return f'{what} · <span class="unverified">needs {needs}: shown, not run</span>'
+            caption = f'{what} · <span class="unverified">needs {needs}: shown, not run</span>'
+            return FenceView(caption, shown.code, shown.added)
         digest = examples.digest(
             a.kind,
             a.compile_name,
@@ -98,11 +79,14 @@ class ExampleCaptions:
             a.since,
             a.recompiles,
         )
-        return f"{what} · {self.outcomes((gb_id, digest), a.kind)}"
+        caption = f"{what} · {self.outcomes((gb_id, digest), a.kind)}"
+        return FenceView(caption, shown.code, shown.added)
 
     def outcomes(self, key: tuple[str, str], kind: str) -> str:
         """One line of outcomes by release, each in words (colour only repeats them)."""
         from html import escape
+
+        from gbsite.examples import annotations as examples
 
         row = self.runs.rows.get(key)
         if row is None:
@@ -113,6 +97,9 @@ class ExampleCaptions:
         for release in self.releases:
             outcome = row.outcomes.get(release)
             said = outcome.describe() if outcome else "not run"
-            css = "verified" if outcome == record.passing(kind) else "unverified"
+            if kind == examples.WRONG and outcome == record.passing(kind):
+                css = "wrong"  # what it promised: a wrong value, a warning, not a success
+            else:
+                css = "verified" if outcome == record.passing(kind) else "unverified"
             parts.append(f'<span class="{css}">{escape(release)} {escape(said)}</span>')
         return '<span class="outcomes">torch ' + " · ".join(parts) + "</span>"

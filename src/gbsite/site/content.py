@@ -14,6 +14,9 @@ from gbsite import releases as release_order
 from gbsite import urls
 from gbsite.config import Config
 from gbsite.docs.files import Doc
+from gbsite.examples import record as runs_record
+from gbsite.examples.pages import PageExamples
+from gbsite.examples.record import Record
 from gbsite.examples.states import PageCoverage, fixed_in, page_coverage
 from gbsite.examples.vocabulary import State
 from gbsite.registry.model import Category, Entry, Registry
@@ -52,13 +55,33 @@ class SiteInfo:
 
 @dataclass(frozen=True, slots=True)
 class Badge:
-    """The line near the top of an entry page that says what its examples are worth."""
+    """The page's state, said once near its top in words: what its examples are worth."""
 
     state: str  # a coverage state: the CSS class
     label: str
     detail: str
     link: str | None = None  # where to read on, or to add an example
     link_text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StatusNote:
+    """A status block in words: why no example runs, and where torch raises the break."""
+
+    span: str  # "" for the page's releases, else "from torch 2.14.1 on" ...
+    title: str  # what the state is called ("Internal")
+    reason: str  # registry-style text: backticks are code
+    source: str | None  # torch/_dynamo/....py
+    function: str | None
+    source_url: str | None  # that file at the release's tag on GitHub
+    replaced_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WrongResult:
+    """A silent wrong result the page documents (a gb-wrong block), for the warning at its top."""
+
+    releases: tuple[str, ...]  # those torch computes the wrong value with
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +107,13 @@ class EntryPage:
     prev: EntryView | None
     next: EntryView | None
     last_release: str  # newest release that has this id
+    fixed_since: str | None  # the release of the examples from which its repro compiles
     states: tuple[str | None, ...]  # its state for each example release; None: not in it
     by_release: tuple[ReleaseState, ...] = ()  # the same, as the page shows it
+    status_notes: tuple[StatusNote, ...] = ()  # the status block that holds now, in words
+    status_other: tuple[StatusNote, ...] = ()  # those for other releases
+    wrong: WrongResult | None = None  # a silent wrong result it warns of
+    category_note: bool = True  # whether the categories' summaries fit its state
 
     @property
     def path(self) -> str:
@@ -94,6 +122,37 @@ class EntryPage:
     @property
     def json_path(self) -> str:
         return urls.entry_json(self.view.id)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRow:
+    """A row of the index: an entry and its page's state, as the page says it."""
+
+    view: EntryView
+    state: str  # the page's state (badge): the filter's value and the CSS class
+    title: str  # its words ("Verified", "Fixed in torch 2.15.0")
+    by_release: str  # "" when every release of the examples agrees, else each one's state
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """What the row shows beyond the registry: for the page table's key."""
+        return self.view.id, self.state, self.title, self.by_release
+
+
+def index_row(page: EntryPage, releases: Sequence[str]) -> IndexRow:
+    present = [(r, s) for r, s in zip(releases, page.states, strict=True) if s is not None]
+    differs = ""
+    if len({s for _, s in present}) > 1:
+        groups: list[tuple[str, list[str]]] = []
+        for r, s in present:
+            if groups and groups[-1][0] == s:
+                groups[-1][1].append(r)
+            else:
+                groups.append((s, [r]))
+        differs = "; ".join(
+            f"{STATE_TEXT[State(s)][0]} with {_and(rs)}" for s, rs in groups
+        )
+    return IndexRow(page.view, page.badge.state, page.badge.label, differs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +178,8 @@ class SiteModel:
     not_found: NotFound
     has_info: dict[str, bool] = field(default_factory=dict)
     legacy: tuple[LegacyMessage, ...] = ()  # messages of torch before the registry
+    index: tuple[IndexRow, ...] = ()  # the index's rows, in id order
+    states: tuple[tuple[str, str], ...] = ()  # (state, title) of every state, for filters
 
 
 def built_date() -> str | None:
@@ -140,61 +201,59 @@ def badge(
     release: str,
     verified_in: Sequence[str] = (),
     fixed: tuple[str, Sequence[str]] | None = None,
+    page: PageExamples | None = None,
 ) -> Badge:
     """`verified_in`: the releases whose torch the page's repro and fix did what they promise
     with; `fixed`: the release from which its repro no longer breaks, and those it broke with
-    (fixed_in)."""
+    (fixed_in); `page`: its blocks, to name those shown and not run."""
     d = covered.declaration
     if covered.status == State.FIXED and fixed is not None:
         since, broke_in = fixed
         return Badge(
             "fixed",
             f"Fixed in torch {since}",
-            f"upgrading to torch {since} removes this break for code like the example: its "
-            f"repro breaks with torch {_and(broke_in)} and compiles without a break from "
-            f"{since} on",
-            "#additional-information",
-            "See the example",
+            f"upgrading to torch {since} removes this break for code like the example below, "
+            f"which breaks with torch {_and(broke_in)}",
         )
     if covered.status == State.VERIFIED or (covered.status == State.NONE and verified_in):
         # Verified with an older torch but not the newest: each example's line says why.
-        torch = _and(verified_in)
         return Badge(
             "verified",
-            "Verified example",
-            f"the repro and the fix below were run with torch {torch}",
-            "#additional-information",
-            "See the example",
+            "Verified",
+            f"the example below breaks and the fix runs without a break, with torch "
+            f"{_and(verified_in)}",
         )
     if covered.status == State.PENDING and verified_in:
         # Verified with an older torch, not run with this one yet: both are true.
         return Badge(
             "verified",
-            "Verified example",
-            f"the repro and the fix below were run with torch {_and(verified_in)}; CI runs "
-            f"them with torch {release} on the next push",
-            "#additional-information",
-            "See the example",
+            "Verified",
+            f"the example below breaks and the fix runs without a break, with torch "
+            f"{_and(verified_in)}; not run with torch {release} yet",
         )
     if covered.status == State.PENDING:
         return Badge(
             "pending",
             "Examples not run yet",
             f"the examples below are new or changed and have not been run with torch {release} "
-            "yet: CI runs them on the next push and records what they did",
-            "#additional-information",
-            "See the examples",
+            "yet: CI runs them and records what they did",
         )
     if d is not None and d.status == State.ENVIRONMENT and d.needs:
-        from gbsite.examples.annotations import needs_label
+        from gbsite.examples.annotations import FIX, REPRO, needs_label
 
-        return Badge(
-            "environment",
-            f"Needs {needs_label(d.needs)}",
-            "the examples below are shown as written, not run by the site's checker",
-            "#additional-information",
-            "See the example",
-        )
+        need = needs_label(d.needs)
+        blocks = page.blocks if page is not None else ()
+        shown = {b.kind for b in blocks if b.needs}
+        ran = [b for b in blocks if not b.needs and b.kind in (REPRO, FIX)]
+        if shown == {REPRO} and ran:
+            what = "the example that breaks is shown, not run"
+        elif shown == {FIX} and ran:
+            what = "the fix is shown, not run"
+        elif shown:
+            what = "the examples below are shown, not run"
+        else:
+            what = "no example below was run"
+        return Badge("environment", f"Needs {need}", f"{what}: it needs {need}")
     # A state that holds from a newer torch on: the page's examples are for the older ones.
     later = d is not None and d.since is not None and verified_in
     older = f"; the examples below are for torch {_and(verified_in)}" if later else ""
@@ -203,10 +262,8 @@ def badge(
         return Badge(
             "internal",
             "Internal",
-            f"{since}no user program is known to reach it; torch raises it in {d.source} "
-            f"({d.function}){older}",
-            "#additional-information",
-            "What to do if you see it",
+            f"{since}no user program is known to reach it: seeing it means a bug in "
+            f"PyTorch{older}",
         )
     if d is not None and d.status == State.UNRAISED:
         replaced = f"; {d.replaced_by} took its place" if d.replaced_by else ""
@@ -217,17 +274,65 @@ def badge(
             f"{torch} not raise it{replaced}{older}",
             urls.Links(urls.entry(covered.id)).near(urls.entry(d.replaced_by))
             if d.replaced_by
-            else "#additional-information",
-            f"Go to {d.replaced_by}" if d.replaced_by else "Read more",
+            else None,
+            f"Go to {d.replaced_by}" if d.replaced_by else "",
         )
     where = "" if in_release else f" (the examples run against torch {release}, which lacks it)"
     return Badge(
         "none",
         "No example yet",
-        f"nobody has written a repro and a fix for this page{where}",
+        f"nobody has written a checked example and fix for this break{where}",
         urls.github_source(cfg, urls.WRITING_GUIDE),
         "Add one",
     )
+
+
+def status_notes(
+    page: PageExamples | None, release: str
+) -> tuple[tuple[StatusNote, ...], tuple[StatusNote, ...]]:
+    """The page's status blocks in words: the one that holds with `release` (the newest release
+    of the examples with the id), and the others. Sources link to the file at its tag."""
+    if page is None:
+        return (), ()
+    blocks = [d for d in (page.declaration, *page.later) if d is not None]
+    held = page.declared_for(release)
+    notes = {
+        id(d): StatusNote(
+            d.span,
+            STATE_TEXT[d.status][0],
+            d.reason,
+            d.source,
+            d.function,
+            urls.torch_source(release, d.source) if d.source else None,
+            d.replaced_by,
+        )
+        for d in blocks
+    }
+    return (
+        tuple(notes[id(d)] for d in blocks if d is held),
+        tuple(notes[id(d)] for d in blocks if d is not held),
+    )
+
+
+def wrong_result(
+    page: PageExamples | None, record: Record, releases: Sequence[str]
+) -> WrongResult | None:
+    """The releases a gb-wrong block of the page was recorded computing the wrong value with."""
+    from gbsite.examples.annotations import WRONG
+
+    if page is None:
+        return None
+    found = [
+        r
+        for r in releases
+        if any(
+            b.kind == WRONG
+            and b.key in record.rows
+            and record.rows[b.key].outcomes.get(r) == runs_record.passing(WRONG)
+            for b in page.blocks
+        )
+    ]
+    return WrongResult(tuple(found)) if found else None
 
 
 def release_state(release: str, covered: PageCoverage, present: bool) -> ReleaseState:
@@ -277,11 +382,14 @@ class EntryPages:
         verified_in = [r for r in ex.releases if by_release[r].status == State.VERIFIED]
         fixed = fixed_in(page, ex.record, ex.releases) if page else None
         doc_path = f"{self.docs_dir}/{view.slug}.md"
+        notes_now, notes_other = status_notes(page, release)
         return EntryPage(
             view=view,
             coverage=covered,
             in_release=self._in(entry, ex.release),
-            badge=badge(self.cfg, covered, self._in(entry, release), release, verified_in, fixed),
+            badge=badge(
+                self.cfg, covered, self._in(entry, release), release, verified_in, fixed, page
+            ),
             title=f"{view.id}: {plain_title(view.current.text.gb_type)}",
             info_block=doc.block if doc is not None and doc.has_content else None,
             edit_url=urls.github_edit(self.cfg, doc_path),
@@ -289,10 +397,15 @@ class EntryPages:
             prev=prev,
             next=next,
             last_release=labels[labels.index(entry.removed) - 1] if entry.removed else labels[-1],
+            fixed_since=fixed[0] if fixed is not None else None,
             states=tuple(by_release[r].status if self._in(entry, r) else None for r in ex.releases),
             by_release=tuple(
                 release_state(r, by_release[r], self._in(entry, r)) for r in ex.releases
             ),
+            status_notes=notes_now,
+            status_other=notes_other,
+            wrong=wrong_result(page, ex.record, ex.releases),
+            category_note=covered.status not in (State.INTERNAL, State.UNRAISED),
         )
 
 
@@ -354,17 +467,24 @@ def model(cfg: Config, inputs: Inputs, previous: SiteModel | None = None) -> Sit
         by_release.append(
             ReleaseCoverage(release, len(states), tuple(states.count(s) for s in State))
         )
+    # Each imported release lists the pages whose break upgrading to it fixes: the example
+    # release a repro stops breaking with, as the registry's label (2.14.1 -> 2.14.0).
+    labels = release_order.registry_labels(examples.releases, registry.labels)
+    fixes: dict[str, list[EntryView]] = {}
+    for p in entries:
+        if p.fixed_since is not None and p.fixed_since in labels:
+            fixes.setdefault(labels[p.fixed_since], []).append(p.view)
     return SiteModel(
         registry=registry,
         info=info,
         views=views,
         entries=entries,
-        releases=previous.releases
-        if previous is not None and same
-        else release_pages(registry, views),
+        releases=release_pages(registry, views, fixes),
         dashboard=dashboard(registry, views, has_info, covered, tuple(by_release)),
         categories=registry.categories,
         not_found=not_found(cfg, registry),
         has_info=has_info,
         legacy=inputs.legacy,
+        index=tuple(index_row(p, examples.releases) for p in entries),
+        states=tuple((str(s), STATE_TEXT[s][0]) for s in State),
     )

@@ -61,6 +61,7 @@ class ReleasePage:
     added: tuple[EntryView, ...]
     changed: tuple[Change, ...]
     removed: tuple[EntryView, ...]
+    fixes: tuple[EntryView, ...] = ()  # pages whose example upgrading to this release fixes
 
     @property
     def path(self) -> str:
@@ -128,7 +129,7 @@ class Dashboard:
     total: int
     current: int
     removed: int
-    with_info: int
+    without_info: int  # ids whose page has no contributor's text yet (a new id)
     missing_content: int
     by_category: tuple[CategoryCount, ...]
     growth: BarChart
@@ -158,7 +159,12 @@ def _current_before(
     return best[1] if best else None
 
 
-def release_pages(registry: Registry, views: list[EntryView]) -> list[ReleasePage]:
+def release_pages(
+    registry: Registry,
+    views: list[EntryView],
+    fixes: dict[str, list[EntryView]] | None = None,
+) -> list[ReleasePage]:
+    """`fixes`: by imported release, the pages whose repro stops breaking with it."""
     index = {label: i for i, label in enumerate(registry.labels)}
     pages = []
     for i, source in enumerate(registry.sources):
@@ -185,6 +191,7 @@ def release_pages(registry: Registry, views: list[EntryView]) -> list[ReleasePag
                 tuple(added),
                 tuple(changed),
                 tuple(removed),
+                tuple((fixes or {}).get(label, ())),
             )
         )
     return pages
@@ -226,10 +233,10 @@ def dashboard(
     growth = [(s.label, s.entries, s.items) for s in registry.sources]
     lists = [
         EntryList(
-            "with-info",
-            "With additional information",
-            "Entries whose page has a contributor's Additional Information.",
-            tuple(v for v in views if has_info.get(v.id)),
+            "without-info",
+            "With no page text yet",
+            "Entries whose page has no contributor's text yet: only what PyTorch prints.",
+            tuple(v for v in views if not has_info.get(v.id)),
         ),
         EntryList(
             "missing-content",
@@ -252,7 +259,7 @@ def dashboard(
         total=len(views),
         current=len(current),
         removed=len(views) - len(current),
-        with_info=sum(1 for v in views if has_info.get(v.id)),
+        without_info=sum(1 for v in views if not has_info.get(v.id)),
         missing_content=len(missing),
         by_category=tuple(counts),
         growth=bar_chart("Graph-break ids per PyTorch release", [(g[0], g[1]) for g in growth]),

@@ -85,7 +85,13 @@ def plan(cfg: Config, site: SiteModel) -> list[OutputFile]:
         make = functools.partial(exports.entry_json, p, site)
         rows.append(OutputFile(p.json_path, FileKind.ENTRY_JSON, p, make=make))
     rows += [
-        OutputFile(urls.INDEX, FileKind.INDEX, has_info, "index.html.j2", {"model": site}),
+        OutputFile(
+            urls.INDEX,
+            FileKind.INDEX,
+            tuple(row.key for row in site.index),
+            "index.html.j2",
+            {"model": site},
+        ),
         OutputFile(
             urls.DASHBOARD,
             FileKind.DASHBOARD,
@@ -97,7 +103,13 @@ def plan(cfg: Config, site: SiteModel) -> list[OutputFile]:
             urls.RELEASES, FileKind.RELEASE, None, "releases.html.j2", {"releases": site.releases}
         ),
         *(
-            OutputFile(r.path, FileKind.RELEASE, None, "release.html.j2", {"release": r})
+            OutputFile(
+                r.path,
+                FileKind.RELEASE,
+                tuple(v.id for v in r.fixes),
+                "release.html.j2",
+                {"release": r},
+            )
             for r in site.releases
         ),
         OutputFile(

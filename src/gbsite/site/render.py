@@ -130,7 +130,7 @@ def produce(
 
     extra: dict[str, object] = {}
     if row.kind == pages.FileKind.ENTRY:
-        extra["info_html"] = Markup(block.html) if block is not None else None
+        extra["info"] = block.reading if block is not None else None
     if row.styled:
         extra["inline_css"] = Markup(css)
     return renderer.page(row.path, row.template, site=site.info, **row.context, **extra)
