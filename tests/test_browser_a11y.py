@@ -129,9 +129,23 @@ def test_filters_and_results_by_keyboard_alone(open_page: Any, base_url: str) ->
     page.keyboard.type("generator", delay=10)
     page.wait_for_selector("#search-results li.result")
     before = page.locator("#search-results li.result").count()
+    links = page.locator("#search-results li.result a")
+    # One Tab from the box is the first result; ↓ and ↑ move between results, ↑ from the
+    # first returns to the box.
     page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.id") == "filter-category"
-    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.href") == links.nth(0).evaluate("a => a.href")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.href") == links.nth(1).evaluate("a => a.href")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate("document.activeElement.id") == "search-input"
+    page.keyboard.press("ArrowDown")  # from the box into the results, as Tab
+    assert page.evaluate("document.activeElement.href") == links.nth(0).evaluate("a => a.href")
+    # The filters sit between the box and the results: Shift+Tab reaches them.
+    for _ in range(10):
+        page.keyboard.press("Shift+Tab")
+        if page.evaluate("document.activeElement.id") == "filter-status":
+            break
     assert page.evaluate("document.activeElement.id") == "filter-status"
     page.keyboard.press("ArrowDown")  # "Current": a closed select changes with the arrows
     page.wait_for_function("location.search.includes('status=current')")

@@ -15,8 +15,7 @@ import pytest
 
 import lookup_shapes
 from browser_support import serve_folder
-from conftest import DATA, REPO, Project
-from gbsite.docs import files as docs
+from conftest import DATA, Project
 from gbsite.search import index
 from gbsite.search.model import SearchEntry
 
@@ -184,14 +183,14 @@ def test_filters_live_in_the_url_and_the_back_button_works(open_page: Any, base_
     assert rows.count() == 0
     page.select_option("#filter-category", "")
     assert rows.count() == 1 and rows.first.get_attribute("id") == "GB0060"
-    page.check("#filter-info")
-    assert query(page) == {"status": ["removed"], "info": ["1"]}
-    # The one removed id is listed with "has additional information" only if its page has some.
-    removed_has_info = docs.read(REPO / "docs" / "gb" / "gb0060.md").has_content
-    assert rows.count() == (1 if removed_has_info else 0)
+    # The state filter: the one removed id stays listed only in its page's state.
+    removed_state = page.locator("#GB0060").get_attribute("data-state")
+    page.select_option("#filter-state", "verified")
+    assert query(page) == {"state": ["verified"], "status": ["removed"]}
+    assert rows.count() == (1 if removed_state == "verified" else 0)
     page.go_back()
     assert query(page) == {"status": ["removed"]}
-    assert page.locator("#filter-info").is_checked() is False
+    assert page.locator("#filter-state").input_value() == ""
     assert rows.count() == 1
     page.go_back()
     page.go_back()
@@ -206,11 +205,16 @@ def test_shared_url_restores_query_and_filters(open_page: Any, base_url: str) ->
     assert page.locator("#filter-status").input_value() == "removed"
     assert page.locator("#filter-added").input_value() == "2.8.0"
     assert panel_ids(page) == ["GB0060"]
-    page = open_page(base_url + "index.html?info=1&category=fundamental")
-    expected = page.locator("tbody tr[data-info='1'][data-category~='fundamental']").evaluate_all(
-        "rows => rows.map(r => r.id)"
+    page = open_page(base_url + "index.html?state=verified&category=fundamental")
+    assert page.locator("#filter-state").input_value() == "verified"
+    expected = page.locator(
+        "tbody tr[data-state='verified'][data-category~='fundamental']"
+    ).evaluate_all("rows => rows.map(r => r.id)")
+    assert "GB0003" in expected
+    # Not every page is verified: the state filter has something to hide.
+    assert (
+        page.locator("tbody tr[data-state='verified']").count() < page.locator("tbody tr").count()
     )
-    assert "GB0003" in expected and len(expected) < 20
     page.wait_for_function(
         f"document.querySelectorAll('tbody tr:not([hidden])').length === {len(expected)}"
     )

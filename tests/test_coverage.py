@@ -345,7 +345,9 @@ def test_the_site_shows_each_state(history: Project) -> None:
     assert "No longer raised" in badge("GB0036")
     assert 'href="gb0025.html">Go to GB0025' in badge("GB0036")
     assert "Needs a CUDA device" in badge("GB0037")
-    assert "No example yet" in badge("GB0012") and "README.md#writing-a-page" in badge("GB0012")
+    assert "No example yet" in badge("GB0012") and "CONTRIBUTING.md#writing-a-page" in badge(
+        "GB0012"
+    )
     env = (project.site / "gb" / "gb0037.html").read_text()
     assert "needs a CUDA device: shown, not run" in env
     dashboard = (project.site / "dashboard.html").read_text()

@@ -29,7 +29,7 @@ from conftest import Project, labels, make_project, page, snapshot
 from gbsite.docs.files import END_MARKER
 
 # Every case runs the command line in child processes (and many kill, fill or race them): seconds
-# each, minutes in all. The full suite runs them; the fast lane does not (README, Development).
+# each, minutes in all. The full suite runs them; the fast lane does not (docs/development.md).
 pytestmark = pytest.mark.slow
 
 TIME_LIMIT = 60.0  # seconds any one command may take, on a loaded two-core machine

@@ -34,7 +34,7 @@ from gbsite.registry.importer import WHEEL_MEMBER
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> Project:
     """What registry/sources.yaml lists, imported in its order into an empty registry from the
-    snapshots kept in registry/snapshots/ (README: rebuilding the registry)."""
+    snapshots kept in registry/snapshots/ (docs/maintaining.md: importing a registry)."""
     proj = make_project(tmp_path_factory.mktemp("imported") / "proj", registry=False)
     for label in labels():
         result = proj.run("import", str(snapshot(label)), "--label", label)
@@ -186,7 +186,8 @@ def test_an_import_keeps_its_snapshot_and_check_holds_it(empty_project: Project)
 
 
 def test_a_kept_snapshot_is_named_by_its_label(empty_project: Project, tmp_path: Path) -> None:
-    """registry/snapshots/L.json.gz imports as L without --label (README: rebuilding)."""
+    """registry/snapshots/L.json.gz imports as L without --label (docs/maintaining.md:
+    importing a registry)."""
     for name in ("2.15.0.json.gz", "main@2026-11-20.json.gz"):
         (tmp_path / name).write_bytes(
             registry.compress(json.dumps({"GB0001": [item(name)]}).encode())

@@ -232,7 +232,7 @@ def test_open_page_reloads_and_shows_build_errors(server: Server, browser) -> No
     page.goto(server.url + "gb/gb0029.html")
     page.wait_for_load_state("networkidle")
     edit_block(server.project, "GB0029", "### Reloaded by itself")
-    page.wait_for_selector("h3#user-content-reloaded-by-itself", timeout=20000)
+    page.wait_for_selector("h2#user-content-reloaded-by-itself", timeout=20000)
 
     path = server.project.docs / "gb0029.md"
     good = path.read_text()
@@ -241,11 +241,11 @@ def test_open_page_reloads_and_shows_build_errors(server: Server, browser) -> No
     alert.wait_for(timeout=20000)
     assert "gb0029.md:" in alert.inner_text() and "without an END marker" in alert.inner_text()
     assert page.locator(
-        "h3#user-content-reloaded-by-itself"
+        "h2#user-content-reloaded-by-itself"
     ).is_visible()  # the last good page stays
 
     path.write_text(good.replace("### Reloaded by itself", "### Fixed again"))
-    page.wait_for_selector("h3#user-content-fixed-again", timeout=20000)
+    page.wait_for_selector("h2#user-content-fixed-again", timeout=20000)
     assert page.locator("#gbsite-build-error").count() == 0
     page.close()
 

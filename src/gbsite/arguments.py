@@ -208,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"With --examples, each block's outcome with each torch is one of: {RECORDED_HELP}. "
         "Exit 0 when clean, 1 when problems were found, 2 when the check could not run.")
     add("--examples", action="store_true", help="run the gb-repro, gb-fix and gb-wrong blocks "
-        "of docs/gb/ against torch (see README)")
+        "of docs/gb/ against torch (see CONTRIBUTING.md)")
     add("ids", nargs="*", metavar="GBxxxx", help="with --examples: only these pages")
     add("--torch", type=_torch_release, metavar="RELEASE", help="with --examples: run "
         "against this torch release of gbsite.toml [examples] releases, or `all` of them, "
@@ -280,8 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
         f"examples ({STATES_HELP}), why it happens, the example that breaks and the fixes, each "
         f"with what it did with each release ({OUTCOMES_HELP}, or not run yet), the registry's "
         "explanation, context and hints, and the page's URL. Plain text when the output is not "
-        "a terminal (and with NO_COLOR set); --format json for tools (its shape: README). An id "
-        "the registry lacks: one line naming the newest import, exit 2.")
+        "a terminal (and with NO_COLOR set); --format json for tools (its shape: "
+        "docs/search.md). An id the registry lacks: one line naming the newest import, exit 2.")
     add("id", metavar="ID", help="the id: GB0025, gb0025, 25, gb0025.html or the page's URL")
     add("--format", choices=["text", "json"], default="text", help="output: text, or json for "
         "tools")
@@ -303,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ci = sub.add_parser("ci", help="the work of CI's jobs: the release matrix, merging the "
         "outcomes of the examples jobs, the preview summary",
-        description="What CI's jobs run (README, Continuous integration): each is a gbsite "
+        description="What CI's jobs run (docs/ci.md): each is a gbsite "
         "command, so that a whole pull request can be played on one machine.")
     jobs = ci.add_subparsers(dest="job", metavar="JOB", required=True)
 

@@ -12,7 +12,8 @@ from gbsite.errors import GbsiteError, Problem
 
 CONFIG_NAME = "gbsite.toml"
 
-# Every setting with its default; the table documents the file (README "Configuration").
+# Every setting with its default; the table documents the file (docs/maintaining.md,
+# "Configuration").
 DEFAULTS: dict[str, dict[str, str]] = {
     "site": {
         "title": "torch.compile graph breaks",

@@ -27,7 +27,7 @@ SEARCH_INDEX = f"{ASSETS}/search-index.js"
 REGISTRY_JSON = "registry.json"
 SITEMAP = "sitemap.xml"
 NOJEKYLL = ".nojekyll"  # GitHub Pages: serve the files as they are
-WRITING_GUIDE = "README.md#writing-a-page"  # in the repository: how to write a page
+WRITING_GUIDE = "CONTRIBUTING.md#writing-a-page"  # in the repository: how to write a page
 
 
 def slug(gb_id: str) -> str:

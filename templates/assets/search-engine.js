@@ -563,6 +563,8 @@
     return top;
   }
 
+  var WEAK = "matches some of your words"; // words.py's WEAK
+
   function lookupWords(query, entries) {
     // Each distinct word once, and at most max_words of them (a whole log has thousands).
     var seen = Object.create(null);
@@ -571,6 +573,9 @@
     if (!texts.length) return [];
     var wordScores = rules.wordScores;
     var phrase = wordsOf(query); // "data dependent" finds "Data-dependent"
+    // A phrase is two words or more (words.py says why).
+    var phraseCounts = phrase.length >= wordScores.phrase_min_chars && phrase.indexOf(" ") >= 0;
+    var phraseWords = phrase.split(" ").length;
     var scored = [];
     entries.forEach(function (entry) {
       var entryFields = fields(entry);
@@ -578,16 +583,16 @@
       var matched = scores.filter(function (score) { return score; }).length;
       if (!matched) return;
       var total = scores.reduce(function (a, b) { return a + b; }, 0);
-      if (phrase.length >= wordScores.phrase_min_chars) {
+      if (phraseCounts) {
         var typeWords = wordsOf(entry.texts[0].type);
         if (typeWords.indexOf(phrase) >= 0)
-          total += wordScores.phrase_type + wordScores.phrase_type * phrase.length / typeWords.length;
+          total += wordScores.phrase_type + wordScores.phrase_type * phraseWords / typeWords.split(" ").length;
         else if (entry.texts.some(function (text) { return wordsOf(text.explanation).indexOf(phrase) >= 0; }))
           total += wordScores.phrase_explanation;
       }
       if (entry.removed) total -= wordScores.removed;
       scored.push([matched, { entry: entry, score: total,
-        why: matched === texts.length ? "matches your words" : "matches some of your words" }]);
+        why: matched === texts.length ? "matches your words" : WEAK }]);
     });
     var complete = scored.filter(function (pair) { return pair[0] === texts.length; });
     if (!complete.length) {
@@ -612,9 +617,10 @@
     function result(found, notes) { found.notes = notes; return found; }
     var m = rules.idQuery.exec(query);
     if (m) {
-      var entry = data.byId["GB" + m[1]];
+      var id = "GB" + ("000" + m[1]).slice(-4);
+      var entry = data.byId[id];
       return entry ? result([{ entry: entry, score: rules.logScores.link, why: "its id" }], [])
-                   : result([], [unknownId("GB" + m[1], data, link)]);
+                   : result([], [unknownId(id, data, link)]);
     }
     var notes = [];
     if (looksLikeLog(query)) {
@@ -631,7 +637,9 @@
     if (notes.length) return result(quoted, notes); // a log that links a page the registry lacks
     var ids = Object.create(null);
     quoted.forEach(function (match) { ids[match.entry.id] = 1; });
-    return result(quoted.concat(lookupWords(query, data.entries).filter(function (match) {
+    var words = lookupWords(query, data.entries);
+    if (!quoted.length && words.length && words[0].why === WEAK) notes.push(rules.notes.weak);
+    return result(quoted.concat(words.filter(function (match) {
       return !ids[match.entry.id];
     })), notes);
   }

@@ -324,6 +324,13 @@
       run(true);
     });
     input.addEventListener("keydown", function (event) {
+      // On the index, the results are a list of links below: ↓ (or Tab) moves into it.
+      var first = onIndex && !panel.hidden ? panel.querySelector(".result a") : null;
+      if (first && (event.key === "ArrowDown" || (event.key === "Tab" && !event.shiftKey))) {
+        event.preventDefault();
+        first.focus();
+        return;
+      }
       if (event.key === "ArrowDown") { event.preventDefault(); select(selected + 1); }
       else if (event.key === "ArrowUp") { event.preventDefault(); select(selected - 1); }
       else if (event.key === "Escape") { closePopup(); }
@@ -363,6 +370,18 @@
   }
 
   if (onIndex) {
+    // ↑ and ↓ move between the results; ↑ from the first returns to the box; Enter follows
+    // the link that has focus, as links do.
+    panel.addEventListener("keydown", function (event) {
+      if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+      var links = Array.prototype.slice.call(panel.querySelectorAll(".result a"));
+      var at = links.indexOf(document.activeElement);
+      if (at < 0) return;
+      event.preventDefault();
+      var next = at + (event.key === "ArrowDown" ? 1 : -1);
+      if (next < 0) input.focus();
+      else if (next < links.length) links[next].focus();
+    });
     filters.addEventListener("change", function () { loadIndex(); run(true); });
     filters.addEventListener("submit", function (event) { event.preventDefault(); });
     if (clearButton) {

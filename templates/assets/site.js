@@ -30,11 +30,12 @@
     }
   }
 
-  // An id typed in full (GB0123, gb0123, 0123) opens its page rather than a list of one.
-  // Here, not in search.js, so that it works before the search has loaded.
+  // An id in any spelling (GB0123, gb123, 0123, 123) opens its page rather than a list of
+  // one: its four digits. Here, not in search.js, so that it works before the search has
+  // loaded; search/rules.py's id_query is the same pattern.
   core.idOf = function (text) {
-    var m = /^\s*(?:gb\s*-?\s*)?(\d{4})\s*$/i.exec(text);
-    return m ? m[1] : null;
+    var m = /^\s*(?:gb\s*-?\s*)?(\d{1,4})\s*$/i.exec(text);
+    return m ? ("000" + m[1]).slice(-4) : null;
   };
   if (form && input) {
     form.addEventListener("submit", function (event) {

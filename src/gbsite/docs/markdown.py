@@ -66,7 +66,9 @@ _ATTRIBUTES["ol"] |= {"start", "reversed"}
 _ATTRIBUTES["td"] |= {"colspan", "rowspan", "align"}
 _ATTRIBUTES["th"] |= {"colspan", "rowspan", "align", "scope"}
 _ATTRIBUTES["details"] |= {"open"}
-_ATTRIBUTES["figure"] |= {"data-kind"}  # an annotated example's kind (gb-fix), for scripts and tests
+_ATTRIBUTES["figure"] |= {
+    "data-kind"
+}  # an annotated example's kind (gb-fix), for scripts and tests
 # The attributes allowed above that make a browser fetch something: only an image's source. (No
 # srcset, style, <video>, <audio>, <source>, <object>, <link>: a request they make is harder to
 # see, and no page needs them.) Each is checked by loads_elsewhere.
@@ -190,9 +192,7 @@ class RenderedReading:
 
     @property
     def parts(self) -> tuple[RenderedPart, ...]:
-        return (
-            self.answer + self.why_more + self.example + self.more_fixes + self.rest + self.tried
-        )
+        return self.answer + self.why_more + self.example + self.more_fixes + self.rest + self.tried
 
     @property
     def html(self) -> str:

@@ -149,9 +149,10 @@ def split_fixes(body: Sequence[Token]) -> tuple[tuple[Token, ...], tuple[Token, 
 def split_first(body: Sequence[Token]) -> tuple[tuple[Token, ...], tuple[Token, ...]]:
     """A body as its first top-level element (a paragraph, a list...) and the rest."""
     for i in range(1, len(body)):
-        if body[i].level == 0 and body[i].nesting >= 0 and body[i - 1].level == 0:
-            if body[i - 1].nesting <= 0:  # the previous element closed (or was one token)
-                return tuple(body[:i]), tuple(body[i:])
+        opens = body[i].level == 0 and body[i].nesting >= 0
+        # ... and the previous element closed (or was one token)
+        if opens and body[i - 1].level == 0 and body[i - 1].nesting <= 0:
+            return tuple(body[:i]), tuple(body[i:])
     return tuple(body), ()
 
 
@@ -169,9 +170,7 @@ class Reading:
     @property
     def cuts(self) -> tuple[Cut, ...]:
         """Every section, in the reader's order."""
-        return (
-            self.answer + self.why_more + self.example + self.more_fixes + self.rest + self.tried
-        )
+        return self.answer + self.why_more + self.example + self.more_fixes + self.rest + self.tried
 
 
 def reading(cuts: Sequence[Cut]) -> Reading:
@@ -184,10 +183,10 @@ def reading(cuts: Sequence[Cut]) -> Reading:
     more: list[Cut] = []
     fixes: list[Cut] = []
     for c in by.get(Role.FIX, [])[:1]:
-        first, rest = split_fixes(c.body)
+        first, others = split_fixes(c.body)
         fixes.append(Cut(Role.FIX, c.title, c.heading, first))
-        if rest:
-            more.append(Cut(Role.MORE_FIXES, "", (), rest))
+        if others:
+            more.append(Cut(Role.MORE_FIXES, "", (), others))
     taken = {id(c) for c in by.get(Role.FIX, [])[:1]}
     lead, why = by.get(Role.LEAD, []), by.get(Role.WHY, [])
     advice = by.get(Role.ADVICE, [])
@@ -206,11 +205,7 @@ def reading(cuts: Sequence[Cut]) -> Reading:
     else:
         answer = [*lead, *advice, *why]
         placed = {Role.LEAD, Role.WHY, Role.ADVICE, Role.EXAMPLE, Role.TRIED}
-    rest = [
-        c
-        for c in cuts
-        if c.role not in placed and id(c) not in taken and c.role != Role.NOTES
-    ]
+    rest = [c for c in cuts if c.role not in placed and id(c) not in taken and c.role != Role.NOTES]
     return Reading(
         answer=tuple(answer),
         why_more=tuple(why_more),

@@ -13,7 +13,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from gbsite.examples.annotations import NO_FULLGRAPH, SCRIPT, WRONG, Annotation
+from gbsite.examples.annotations import NO_FULLGRAPH, SCRIPT, WRONG, Annotation, Block
 from gbsite.examples.driver import binds
 
 
@@ -106,3 +106,9 @@ def as_run(code: str, a: Annotation) -> Shown:
         new = lines[:after] + inserted + [""] * blanks + lines[after:]
         first = after + 1
     return Shown("\n".join(new), tuple(range(first, first + len(inserted))))
+
+
+def of_block(b: Block) -> Shown:
+    """A block of a page, as it was run."""
+    a = Annotation(b.kind, b.compile_name, b.backend, b.needs, b.eager, b.fullgraph, b.since)
+    return as_run(b.code, a)

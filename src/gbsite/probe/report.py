@@ -195,7 +195,7 @@ def markdown(reports: Sequence[Mapping[str, object]], command: str) -> str:
         "# Reachability probe: report",
         "",
         f"Written by `{command}` from the JSON reports beside it "
-        "(see [README](../../README.md#reachability-probe)). An id is **reached** when a "
+        "(see [README](README.md)). An id is **reached** when a "
         "program's output or exception links to its page; **hidden** when Dynamo raised it "
         "inside, but the user saw another break.",
         "",

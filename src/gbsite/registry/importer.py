@@ -236,7 +236,7 @@ def check_order(registry: Registry, label: str) -> None:
                 f"cannot import {kind} {label} after {newer[-1]}: snapshots must be imported "
                 "oldest first, because each id's lifecycle is derived from the import order. "
                 "To insert an older release, import all of them again in order into an empty "
-                "registry (see README, 'Importing a registry')."
+                "registry (see docs/maintaining.md, 'Importing a registry')."
             )
 
 

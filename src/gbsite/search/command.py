@@ -22,14 +22,16 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     from gbsite.search import cache, engine, index
 
     limit = int(args.max_bytes * 1024 * 1024)
+    typed = False  # someone pasted at a terminal: the answer stands apart from the paste
     if args.words:
         data = " ".join(args.words).encode("utf-8", "replace")
     elif args.file in (None, "-"):
         if sys.stdin.isatty():  # someone at a terminal, not a pipe: say how to end the input
-            end = "Ctrl-Z then Enter" if sys.platform == "win32" else "Ctrl-D"
+            typed = True
+            end = "Ctrl-Z, Enter" if sys.platform == "win32" else "Ctrl-D"
+            # Within 80 columns: a prompt that wraps reads as part of what is pasted below it.
             print(
-                f"gbsite lookup: paste the log (or type words), then press {end} on a new line "
-                "to search; --words W... or a FILE skip this",
+                f"gbsite lookup: paste a log or type words, then {end} on a new line",
                 file=sys.stderr,
                 flush=True,
             )
@@ -80,6 +82,8 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
         with_info=with_info if kind == "log" else None,
     )
     matches = found.matches[: args.limit]
+    if typed:
+        print(flush=True)  # a blank line between the paste and the answer
     for note in found.notes:
         print(f"gbsite: lookup: {note}", file=sys.stderr)
     if args.show:
@@ -106,10 +110,13 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
             )
         )
     else:
+        from gbsite.show.text import terminal_style
+
+        style = terminal_style(sys.stdout)  # the ids in bold on a terminal
         for m in matches:
             removed = f" (removed in {m.entry.removed})" if m.entry.removed else ""
             print(
-                f"{m.entry.id}  {m.entry.texts[0].gb_type}{removed}\n"
+                f"{style.bold(m.entry.id)}  {m.entry.texts[0].gb_type}{removed}\n"
                 f"        {urls.absolute(cfg, urls.entry(m.entry.id))}  [{m.why}]"
             )
         if not matches and not found.notes:

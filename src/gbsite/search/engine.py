@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from gbsite.search.logs import Budget, linked_ids, lookup_log, lookup_quoted
 from gbsite.search.model import Match, SearchEntry
 from gbsite.search.rules import LOG_SCORES, LOG_SIGNS, LOG_SIGNS_ANY_CASE, NOTES, pattern
-from gbsite.search.words import lookup_words
+from gbsite.search.words import WEAK, lookup_words
 
 
 class Found:
@@ -58,7 +58,7 @@ def find(
     budget = Budget(seconds)
     known = {e.id for e in entries}
     if match := pattern("id_query").match(query):
-        gb_id = f"GB{match.group(1)}"
+        gb_id = f"GB{int(match.group(1)):04d}"
         found = [e for e in entries if e.id == gb_id]
         if found:
             return Found([Match(found[0], LOG_SCORES["link"], "its id")], [])
@@ -80,6 +80,8 @@ def find(
     # Contributed text counts for words only: `with_info` gives it when `entries` lack it.
     words = lookup_words(query, with_info() if with_info else entries)
     ids = {m.entry.id for m in quoted}
+    if not quoted and words and words[0].why == WEAK:
+        notes.append(NOTES["weak"])  # none has every word: say so above the weak ones
     return Found(quoted + [m for m in words if m.entry.id not in ids], notes)
 
 

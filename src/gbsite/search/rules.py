@@ -37,7 +37,8 @@ PATTERNS: dict[str, tuple[str, str]] = {
     # Where a message was cut short (pytest shortens long values with `...`).
     "cut": (r"\.\.\.|\u2026", ""),
     "url_id": (r"gb/gb(\d{4})\.html?", "i"),
-    "id_query": (r"^\s*(?:gb\s*-?\s*)?(\d{4})\s*$", "i"),
+    # An id in any spelling: GB0059, gb59, 0059, 59 (one to four digits, GB optional).
+    "id_query": (r"^\s*(?:gb\s*-?\s*)?(\d{1,4})\s*$", "i"),
     "placeholder": (r"\{[^{}]*\}", ""),
     # Where the parts of a graph break's message start (MARKS names those the parser keys on).
     "markers": (
@@ -115,8 +116,8 @@ WORD_SCORES = {
     "prefix": 0.6,  # of the weight, for the last word as the start of a word (as you type)
     "inside": 0.3,  # of the weight, for a word inside another word
     "inside_min_chars": 3,
-    "phrase_min_chars": 8,  # the whole query as a phrase, when at least this long, adds:
-    "phrase_type": 20.0,  # in the type, plus as much again times the share of the type typed
+    "phrase_min_chars": 8,  # the whole query as a phrase of 2+ words, at least this long, adds:
+    "phrase_type": 20.0,  # in the type, plus as much again times the share of its words typed
     "phrase_explanation": 10.0,  # in an explanation
     "removed": 0.5,  # subtracted for a removed entry
 }
@@ -132,6 +133,7 @@ NOTES = {
     "newer": "{id} is not in the registry: it is past the highest id known ({highest}), so it "
     "may be newer than the newest release imported ({newest}). Its page will be {link}",
     "stopped": "stopped after {seconds} s; the first {done} records were searched (of {total})",
+    "weak": "No graph break has all of your words: these have some of them.",
 }
 LIMITS = {
     "max_words": 64,  # distinct words of a query that are scored; the rest are ignored

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from gbsite.search.model import Match, SearchEntry
 from gbsite.search.rules import LIMITS, STOP_WORDS, WEIGHTS, WORD_CHARS, WORD_SCORES, pattern
 
+WEAK = "matches some of your words"  # a match without every word of the query
+
 
 def query_words(query: str) -> list[str]:
     words = pattern("word").findall(query.lower())
@@ -85,7 +87,10 @@ def lookup_words(query: str, entries: Sequence[SearchEntry]) -> list[Match]:
         return []
     words = [_Word(w, i == len(texts) - 1) for i, w in enumerate(texts)]
     phrase = _words_of(query)  # "data dependent" finds "Data-dependent"
-    phrase_counts = len(phrase) >= WORD_SCORES["phrase_min_chars"]
+    # A phrase is two words or more: one word is scored by the fields it is in, and a share of
+    # a type's length would favour short types over the one meant ("generator").
+    phrase_counts = len(phrase) >= WORD_SCORES["phrase_min_chars"] and " " in phrase
+    phrase_words = len(phrase.split(" "))
     scored: list[tuple[int, Match]] = []
     for entry in entries:
         fields = _fields(entry)
@@ -99,15 +104,15 @@ def lookup_words(query: str, entries: Sequence[SearchEntry]) -> list[Match]:
         if phrase_counts:
             type_words = _words_of(entry.texts[0].gb_type)
             if phrase in type_words:
-                # The more of the type you typed, the closer (this order of operations in
-                # search-engine.js too: the same float, the same ties).
+                # The more of the type's words you typed, the closer (this order of operations
+                # in search-engine.js too: the same float, the same ties).
                 bonus = WORD_SCORES["phrase_type"]
-                total += bonus + bonus * len(phrase) / len(type_words)
+                total += bonus + bonus * phrase_words / len(type_words.split(" "))
             elif any(phrase in _words_of(t.explanation) for t in entry.texts):
                 total += WORD_SCORES["phrase_explanation"]
         if entry.removed:
             total -= WORD_SCORES["removed"]
-        why = "matches your words" if matched == len(words) else "matches some of your words"
+        why = "matches your words" if matched == len(words) else WEAK
         scored.append((matched, Match(entry, total, why)))
     complete = [m for n, m in scored if n == len(words)]
     if not complete:

@@ -46,7 +46,8 @@ class Example:
     kind: str
     line: int  # of the opening fence in the docs file
     lead: str  # Markdown between the previous heading or block and this one
-    code: str
+    code: str  # as written in the docs file
+    run: str  # as it was run: the compile call the checker adds, written in (shown.py)
     after: str  # for the last block of a section: the Markdown after it, to the next heading
     needs: str  # shown, not run (cuda, distributed, ...); "" when run
     since: str  # written for this release and later; "" for the page's home
@@ -94,7 +95,7 @@ class Shown:
     examples: tuple[Example, ...]
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON shape of `gbsite show --format json` (README: `gbsite show`)."""
+        """The JSON shape of `gbsite show --format json` (docs/search.md: `gbsite show`)."""
         return {
             "id": self.id,
             "type": self.gb_type,
@@ -122,6 +123,7 @@ class Shown:
                     "line": e.line,
                     "lead": e.lead,
                     "code": e.code,
+                    "run": e.run,
                     "after": e.after,
                     "needs": e.needs or None,
                     "since": e.since or None,
@@ -206,6 +208,7 @@ def _page(
     from gbsite.docs import files as docs
     from gbsite.examples import record as runs
     from gbsite.examples.pages import Lifecycles, read_page
+    from gbsite.examples.shown import of_block
     from gbsite.examples.states import page_coverage
 
     doc = docs.read(path, outside=False) if path.is_file() else None
@@ -247,6 +250,7 @@ def _page(
             line=b.line,
             lead=leads.get(b.line, ("", ""))[0],
             code=b.code,
+            run=of_block(b).code,
             after=leads.get(b.line, ("", ""))[1],
             needs=b.needs,
             since=b.since,

@@ -1,10 +1,14 @@
 """`gbsite show` as text for a terminal: plain when the output is a file or a pipe, with bold
-headings and coloured outcomes when it is a terminal (unless NO_COLOR is set)."""
+headings, coloured outcomes and highlighted code when it is a terminal (unless NO_COLOR is
+set). Contributors' Markdown is printed as text: `**bold**` bold (or plain), code spans
+without their backticks, links as `text (url)`; prose is wrapped to the terminal's width, or
+to COLUMNS when the output is piped."""
 
 from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gbsite.examples.annotations import FIX, REPRO, WRONG
@@ -34,22 +38,55 @@ class Style:
     def dim(self, text: str) -> str:
         return f"\033[2m{text}\033[0m" if self.color else text
 
+    def code(self, text: str) -> str:
+        """A code span in prose: cyan on a terminal."""
+        return f"\033[36m{text}\033[0m" if self.color else text
+
+    def program(self, code: str) -> list[str]:
+        """A program's lines, highlighted by Pygments for a terminal (full weight: code is
+        what the reader copies), as they are otherwise."""
+        code = code.rstrip("\n")
+        if not self.color:
+            return code.split("\n")
+        from pygments import highlight
+        from pygments.formatters import TerminalFormatter
+        from pygments.lexers import PythonLexer
+
+        return highlight(code, PythonLexer(), TerminalFormatter()).rstrip("\n").split("\n")
+
 
 PLAIN = Style(color=False)
 
 
+def columns() -> int | None:
+    """The width text is read at: COLUMNS, else the terminal's that standard output, error or
+    input is (`gbsite show X | less` reads at the terminal's width); None when none is known."""
+    import os
+    import sys
+
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    for stream in (sys.stdout, sys.stderr, sys.stdin):
+        try:
+            return os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            continue
+    return None
+
+
 def terminal_style(stream: object) -> Style:
     """Colour when `stream` is a terminal and NO_COLOR (https://no-color.org) is unset or
-    empty; the terminal's width, up to WIDTH."""
+    empty; the width the text is read at (columns()), up to WIDTH."""
     import os
-    import shutil
 
+    known = columns()
+    width = max(min(WIDTH, known - 1), 40) if known else WIDTH
     isatty = getattr(stream, "isatty", None)
     if not (callable(isatty) and isatty()):
-        return PLAIN
-    width = min(WIDTH, shutil.get_terminal_size((WIDTH, 24)).columns - 1)
+        return Style(color=False, width=width)
     color = not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-    return Style(color=color, width=max(width, 40))
+    return Style(color=bool(color), width=width)
 
 
 def render(page: Shown, style: Style = PLAIN) -> str:
@@ -81,7 +118,7 @@ def render(page: Shown, style: Style = PLAIN) -> str:
             out.append(f"  replaced by {d.replaced_by}")
     if page.why_title:
         out += ["", s.bold(page.why_title)]
-        out += _markdown(page.why, s.width, "  ")
+        out += _markdown(page.why, s, "  ")
     repros = [e for e in page.examples if e.kind == REPRO]
     fixes = [e for e in page.examples if e.kind == FIX]
     for n, example in enumerate(repros, 1):
@@ -94,7 +131,7 @@ def render(page: Shown, style: Style = PLAIN) -> str:
         what = f"{WRONG_TITLE}: another value than plain PyTorch, without a graph break"
         out += ["", s.bold(what), *_example(example, s)]
     if not page.examples and page.declared is None:
-        out += ["", "No example on this page yet: write one (README: Writing a page)."]
+        out += ["", "No example on this page yet: write one (CONTRIBUTING.md: Writing a page)."]
     out += ["", s.bold("PyTorch's registry")]
     out += _wrap(f"Explanation: {page.explanation}", s.width, "  ")
     if page.context.strip():
@@ -110,7 +147,7 @@ def render(page: Shown, style: Style = PLAIN) -> str:
 def _example(example: Example, s: Style) -> list[str]:
     out: list[str] = []
     if example.lead:
-        out += [*_markdown(example.lead, s.width, "  "), ""]
+        out += [*_markdown(example.lead, s, "  "), ""]
     if example.needs:
         out.append(f"  needs {example.needs}: shown, not run")
     else:
@@ -123,19 +160,20 @@ def _example(example: Example, s: Style) -> list[str]:
     if example.since:
         out.append(f"  written for torch {example.since} and later")
     out.append("")
-    out += [s.dim(f"    {line}") if line else "" for line in example.code.rstrip("\n").split("\n")]
+    out += [f"    {line}" if line else "" for line in s.program(example.run)]
     if example.after:
-        out += ["", *_markdown(example.after, s.width, "  ")]
+        out += ["", *_markdown(example.after, s, "  ")]
     return out
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)]|>(?: \[!\w+\])?)\s+)")
+_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)]|>)\s+)")
+_ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.I)
 
 
-def _markdown(text: str, width: int, indent: str) -> list[str]:
-    """Markdown as a terminal shows it: paragraphs and list items wrapped, code and tables
-    kept as they are, all indented."""
+def _markdown(text: str, s: Style, indent: str) -> list[str]:
+    """Markdown as a terminal shows it: paragraphs and list items as text (inline markup
+    rendered, inline()) and wrapped, code and tables kept as they are, all indented."""
     out: list[str] = []
     fenced = False
     for line in text.split("\n"):
@@ -147,10 +185,82 @@ def _markdown(text: str, width: int, indent: str) -> list[str]:
         else:
             item = _ITEM.match(line)
             lead = item.group(1) if item else ""
+            quote = lead.lstrip().startswith(">")
+            body = line[len(lead) :]
+            if quote and (alert := _ALERT.match(body)):  # GitHub's `> [!NOTE]`: "Note:"
+                body = f"**{alert.group(1).capitalize()}:** {body[alert.end() :]}".rstrip()
             # A quote's wrapped lines stay in the quote; a list item's hang under its text.
-            rest = "> " if lead.lstrip().startswith(">") else " " * len(lead)
-            out += _wrap(line[len(lead) :], width, indent + lead, indent + rest)
+            rest = "> " if quote else " " * len(lead)
+            out += _wrap_words(inline(body, s), s.width, indent + lead, indent + rest)
     return out
+
+
+def inline(text: str, s: Style) -> list[tuple[str, str]]:
+    """Inline Markdown as words: (plain text, as printed) for each, from markdown-it's inline
+    tokens. Bold is bold (or plain), code spans lose their backticks (cyan on a terminal),
+    a link is its text and its URL in parentheses, raw HTML stays as written."""
+    from markdown_it import MarkdownIt
+
+    words: list[tuple[str, str]] = []
+    run: list[tuple[str, str]] = []  # (plain, printed) pieces of the word being built
+    bold = False
+    href: list[str] = []
+
+    def add(piece: str, styled: Callable[[str], str]) -> None:
+        parts = piece.split(" ")
+        for n, part in enumerate(parts):
+            if n:
+                end()
+            if part:
+                run.append((part, styled(part)))
+
+    def end() -> None:
+        if run:
+            words.append(("".join(p for p, _ in run), "".join(q for _, q in run)))
+            run.clear()
+
+    def plain(piece: str) -> str:
+        return s.bold(piece) if bold else piece
+
+    tokens = MarkdownIt("commonmark").parseInline(text)
+    for token in (tokens[0].children or []) if tokens else []:
+        if token.type == "strong_open":
+            bold = True
+        elif token.type == "strong_close":
+            bold = False
+        elif token.type == "code_inline":
+            add(token.content, s.code)
+        elif token.type in ("softbreak", "hardbreak"):
+            end()
+        elif token.type == "link_open":
+            href.append(str(token.attrGet("href") or ""))
+        elif token.type == "link_close":
+            target = href.pop() if href else ""
+            if target and not (run and run[-1][0] == target):
+                add(f" ({target})", plain)
+        elif token.type == "image":
+            add(token.content or "image", plain)
+        elif token.type in ("text", "html_inline"):
+            add(token.content, plain)
+    end()
+    return words
+
+
+def _wrap_words(words: list[tuple[str, str]], width: int, first: str, rest: str) -> list[str]:
+    """Words filled into lines of at most `width` characters (as printed, escapes aside), a
+    word longer than a line on a line of its own."""
+    lines: list[str] = []
+    line, size = first, len(first)
+    fresh = True
+    for plain, printed in words:
+        if not fresh and size + 1 + len(plain) > width:
+            lines.append(line)
+            line, size, fresh = rest, len(rest), True
+        line += printed if fresh else " " + printed
+        size += len(plain) + (0 if fresh else 1)
+        fresh = False
+    lines.append(line.rstrip() if fresh else line)
+    return lines
 
 
 def _wrap(text: str, width: int, first: str, rest: str | None = None) -> list[str]:

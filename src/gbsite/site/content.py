@@ -149,9 +149,7 @@ def index_row(page: EntryPage, releases: Sequence[str]) -> IndexRow:
                 groups[-1][1].append(r)
             else:
                 groups.append((s, [r]))
-        differs = "; ".join(
-            f"{STATE_TEXT[State(s)][0]} with {_and(rs)}" for s, rs in groups
-        )
+        differs = "; ".join(f"{STATE_TEXT[State(s)][0]} with {_and(rs)}" for s, rs in groups)
     return IndexRow(page.view, page.badge.state, page.badge.label, differs)
 
 
@@ -262,8 +260,7 @@ def badge(
         return Badge(
             "internal",
             "Internal",
-            f"{since}no user program is known to reach it: seeing it means a bug in "
-            f"PyTorch{older}",
+            f"{since}no user program is known to reach it: seeing it means a bug in PyTorch{older}",
         )
     if d is not None and d.status == State.UNRAISED:
         replaced = f"; {d.replaced_by} took its place" if d.replaced_by else ""
