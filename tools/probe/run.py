@@ -1,4 +1,4 @@
-"""The reachability probe (README.md, "Reachability probe"): python tools/probe/run.py --help."""
+"""The reachability probe (tools/probe/README.md): python tools/probe/run.py --help."""
 
 import sys
 from pathlib import Path
