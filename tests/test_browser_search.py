@@ -132,7 +132,7 @@ def test_results_as_you_type(open_page: Any, base_url: str) -> None:
     assert "GB0003" in panel_ids(page)
 
 
-@pytest.mark.parametrize("typed", ["gb0025", "GB0025", "0025"])
+@pytest.mark.parametrize("typed", ["gb0025", "GB0025", "0025", "gb25", "25"])
 @pytest.mark.parametrize("start", ["index.html", "gb/gb0300.html"])
 def test_enter_on_an_exact_id_opens_its_page(
     open_page: Any, base_url: str, typed: str, start: str
@@ -148,6 +148,8 @@ def test_enter_on_an_exact_id_opens_its_page(
     [
         ("GB0060", "GB0060"),
         ("0025", "GB0025"),
+        ("gb25", "GB0025"),
+        ("generator", "GB0003"),
         ("https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0029.html", "GB0029"),
         ("Dynamo cache limit exceeded", "GB0039"),
         ("unittest", "GB0060"),
@@ -263,6 +265,9 @@ PARITY_QUERIES = [
     "gb0400",  # a gap in the registry's ids (the browser and the CLI say the same of it)
     "see https://x/gb/gb9999.html",
     "generator",
+    "gb59",  # an id in any spelling
+    "59",
+    "generator zzqx",  # only weak matches: the note says so
     "trace generator",
     "generator generator trace",
     "data dependent bran",

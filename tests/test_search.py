@@ -22,6 +22,8 @@ from gbsite.registry.views import entry_views
 from gbsite.search import index, logs, rules
 from gbsite.search.engine import find, kind_of, lookup
 from gbsite.search.model import Match, SearchEntry
+from gbsite.search.rules import NOTES
+from gbsite.search.words import WEAK
 
 LOGS = sorted((DATA / "logs").glob("*.log"))
 
@@ -110,10 +112,26 @@ def test_ways_to_name_gb0025(entries: list[SearchEntry], query: str) -> None:
         ("Dynamo cache limit exceeded", "GB0039"),  # an earlier type
         ("deepcop", "GB0179"),  # the last word may be a prefix, as you type
         ("how do i fix a generator", "GB0003"),
+        # One word is scored by the fields it is in, not by how short a type holding it is:
+        # the torch.Generator class name does not outrank "Attempt to trace generator".
+        ("generator", "GB0003"),
     ],
 )
 def test_words(entries: list[SearchEntry], query: str, first: str) -> None:
     assert ids(lookup(query, entries))[0] == first
+
+
+@pytest.mark.parametrize("typed", ["GB0059", "gb59", "59", "0059", " gb-059 "])
+def test_an_id_in_any_spelling_is_its_entry(entries: list[SearchEntry], typed: str) -> None:
+    assert ids(lookup(typed, entries)) == ["GB0059"]
+
+
+def test_a_query_with_only_weak_matches_says_so(entries: list[SearchEntry]) -> None:
+    found = find("generator zzqx", entries)
+    assert found.matches and all(m.why == WEAK for m in found.matches)
+    assert found.notes == [NOTES["weak"]]
+    # A query whose every word is somewhere has no such note.
+    assert find("trace generator", entries).notes == []
 
 
 def test_unknown_things_find_nothing(entries: list[SearchEntry]) -> None:

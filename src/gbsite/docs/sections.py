@@ -119,7 +119,8 @@ def _is_lead(tokens: Sequence[Token], i: int) -> bool:
         return True
     if t.type != "paragraph_open" or i + 1 >= len(tokens):
         return False
-    children = tokens[i + 1].children or []
+    # markdown-it puts an empty text token before a leading delimiter: skip it.
+    children = [c for c in tokens[i + 1].children or [] if c.type != "text" or c.content]
     return bool(children) and children[0].type == "strong_open"
 
 

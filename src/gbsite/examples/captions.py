@@ -56,7 +56,7 @@ class ExampleCaptions:
         elif a.fullgraph == examples.NO_FULLGRAPH:
             what = f"Logs {escape(gb_id)} as a graph break (the highlighted lines compile it)"
         elif a.kind == examples.REPRO:
-            what = f"Breaks with {escape(gb_id)} at the highlighted compile call's first use"
+            what = f"Breaks with {escape(gb_id)} when compiled as highlighted"
         else:
             what = "Fix: no graph break, compiled as highlighted and called at least twice"
         if a.eager == examples.EAGER_RAISES:
