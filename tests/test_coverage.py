@@ -336,12 +336,22 @@ def test_the_site_shows_each_state(history: Project) -> None:
 
     def badge(gb_id: str) -> str:
         html = (project.site / "gb" / f"{gb_id.lower()}.html").read_text()
-        start = html.index('<p class="coverage')
+        start = html.index('<p class="state coverage')
         return html[start : html.index("</p>", start)]
 
-    assert "Verified example" in badge("GB0003") and "torch 2.13.0" in badge("GB0003")
+    def status(gb_id: str) -> str:
+        html = (project.site / "gb" / f"{gb_id.lower()}.html").read_text()
+        start = html.index('<div class="status-note" id="status">')
+        return html[start : html.index("</div>", start)]
+
+    assert "Verified" in badge("GB0003") and "torch 2.13.0" in badge("GB0003")
     assert "Internal" in badge("GB0033")
-    assert "torch/_dynamo/variables/hooks.py (HookVariable.call_hook)" in badge("GB0033")
+    # The status block in words, below the state: where torch raises it, linked at its tag.
+    assert (
+        "<code>torch/_dynamo/variables/hooks.py</code></a>, <code>HookVariable.call_hook</code>"
+        in status("GB0033")
+    )
+    assert "https://github.com/pytorch/pytorch/blob/v" in status("GB0033")
     assert "No longer raised" in badge("GB0036")
     assert 'href="gb0025.html">Go to GB0025' in badge("GB0036")
     assert "Needs a CUDA device" in badge("GB0037")

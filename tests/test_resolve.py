@@ -135,6 +135,19 @@ def test_import_with_torch_source_stores_the_texts_and_export_keeps_the_names(
         ("GB0002", "prefix"),
         ("GB0004", "REMAP"),
     ]
+
+    # Where that source raises each id: the call passing its type, with its function.
+    def line(text: str) -> int:
+        return next(n for n, t in enumerate(RAISES.split("\n"), 1) if text in t)
+
+    raised = "torch/_dynamo/raising.py"
+    assert stored["raised"] == [
+        {"id": "GB0001", "source": f"{raised}:{line('Nested')}", "function": "outer.inner"},
+        {"id": "GB0002", "source": f"{raised}:{line('Twice')}", "function": "outer"},
+        {"id": "GB0003", "source": f"{raised}:{line('Param')}", "function": "outer"},
+        {"id": "GB0004", "source": f"{raised}:{line('Remap')}", "function": "outer"},
+        {"id": "GB0005", "source": f"{raised}:{line('snake')}", "function": "outer"},
+    ]
     assert proj.run("sync").code == 0
     assert proj.run("check").code == 0
     # export-json writes what PyTorch wrote: the names.
@@ -147,6 +160,9 @@ def test_import_with_torch_source_stores_the_texts_and_export_keeps_the_names(
     assert "Only synchronous collectives can be remapped." in html
     assert "The registry says <code>REMAP</code>" in html
     assert "<code>torch/distributed/consts.py</code>, line 2" in html
+    # The page links to where the release raises it, at the release's tag.
+    tag = f"https://github.com/pytorch/pytorch/blob/v2.16.0/{raised}#L{line('Remap')}"
+    assert f'Raised in <a href="{tag}"' in html
     entry = json.loads((proj.site / "gb" / "gb0004.json").read_text())
     assert entry["current"]["explanation"] == "REMAP"
     assert entry["resolved"] == [
@@ -205,6 +221,8 @@ def test_release_resolve_refuses_another_release_and_writes_nothing(
         (("field: explanation", "field: title"), "field 'title' is not one of"),
         (("id: GB0004", "id: GB0999"), "GB0999 is not in the registry"),
         (("source: torch/distributed/consts.py:2", "source: consts.py"), "torch/FILE.py:LINE"),
+        (("function: outer.inner", "function: [outer]"), "must be a string"),
+        (("- id: GB0005\n  source: torch", "- id: GB0998\n  source: torch"), "GB0998 is not in"),
     ],
 )
 def test_a_damaged_resolved_file_is_refused_with_its_line(

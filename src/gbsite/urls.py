@@ -69,9 +69,10 @@ def github_source(cfg: Config, rel: str) -> str:
     return f"https://github.com/{cfg.repository}/blob/{cfg.branch}/{rel}"
 
 
-def torch_source(release: str, path: str) -> str:
-    """A file of PyTorch's repository (`torch/_dynamo/...py`) at a release's tag."""
-    return f"https://github.com/pytorch/pytorch/blob/v{release}/{path}"
+def torch_source(release: str, path: str, line: int | None = None) -> str:
+    """A file of PyTorch's repository (`torch/_dynamo/...py`) at a release's tag, at a line."""
+    at = f"#L{line}" if line else ""
+    return f"https://github.com/pytorch/pytorch/blob/v{release}/{path}{at}"
 
 
 def github_repository(cfg: Config) -> str:

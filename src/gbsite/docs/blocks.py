@@ -30,6 +30,7 @@ PAGE_SECTIONS = (
     "maintainers",
     "wrong-result",
     "status",
+    "raised-in",
 )
 
 

@@ -341,9 +341,12 @@ def with_resolution(
                 f"the torch source given is torch {tree.version}, not {label}: resolve a "
                 "snapshot with the source of its own release"
             )
+    from gbsite.registry import sites
+
     outcome = resolve.resolve(tree, texts)
     resolutions = dict(registry.resolutions)
-    resolutions[label] = Resolution(label, outcome.torch, tuple(outcome.resolved))
+    raised = tuple(sites.raised(tree, texts))
+    resolutions[label] = Resolution(label, outcome.torch, tuple(outcome.resolved), raised)
     order = [s.label for s in registry.sources]
     ordered = {k: resolutions[k] for k in order if k in resolutions}
     return Registry(registry.sources, registry.entries, registry.categories, ordered), outcome

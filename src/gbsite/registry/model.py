@@ -119,12 +119,24 @@ class Resolved:
 
 
 @dataclass(frozen=True, slots=True)
+class Raised:
+    """A place where a release's torch source raises an id: a call passing its graph-break
+    type as `gb_type=`."""
+
+    id: str
+    source: str  # torch/...py
+    line: int
+    function: str  # Class.method there, "" at module level
+
+
+@dataclass(frozen=True, slots=True)
 class Resolution:
     """What the torch source of one imported snapshot's release resolved."""
 
     label: str  # the snapshot's label
     torch: str  # the version of the torch source read (2.14.1+cpu for the 2.14.0 snapshot)
     resolved: tuple[Resolved, ...]
+    raised: tuple[Raised, ...] = ()  # where that source raises each id (sites.py)
 
 
 @dataclass(slots=True)
@@ -133,6 +145,14 @@ class Registry:
     entries: dict[str, Entry]  # sorted by id
     categories: list[Category]
     resolutions: dict[str, Resolution] = field(default_factory=dict)  # by label, oldest first
+
+    def raised_at(self, gb_id: str) -> tuple[Resolution, tuple[Raised, ...]] | None:
+        """Where the newest resolved snapshot that knows it raises an id."""
+        for res in reversed(self.resolutions.values()):
+            found = tuple(r for r in res.raised if r.id == gb_id)
+            if found:
+                return res, found
+        return None
 
     def resolved_texts(self, gb_id: str) -> list[tuple[Resolution, Resolved]]:
         """The resolved fields of an id, newest snapshot first."""

@@ -249,6 +249,11 @@ def resolution_yaml(resolution: Resolution) -> str:
             for r in sorted(resolution.resolved, key=lambda r: (r.id, r.field, r.name))
         ],
     }
+    if resolution.raised:
+        data["raised"] = [
+            {"id": r.id, "source": f"{r.source}:{r.line}", "function": r.function}
+            for r in sorted(resolution.raised, key=lambda r: (r.id, r.source, r.line))
+        ]
     return yamlio.dump(data, RESOLVED_HEADER.format(label=resolution.label))
 
 

@@ -17,6 +17,7 @@ from gbsite.registry.model import (
     SOURCES_FILE,
     Category,
     Entry,
+    Raised,
     Resolution,
     Resolved,
     Revision,
@@ -226,7 +227,7 @@ def resolution(path: Path, text: str, label: str, entries: dict[str, Entry]) -> 
     whole value is that name, the text and where torch binds it."""
     data = yamlio.load(path, text)
     check = Checker(path, text)
-    top = check.mapping(data, [], ["torch", "resolved"])
+    top = check.mapping(data, [], ["torch", "resolved"], ["raised"])
     torch = check.string(top.get("torch"), ["torch"], _VERSION) if top else None
     items = top.get("resolved") if top else None
     if top is not None and "resolved" in top and not isinstance(items, list):
@@ -267,10 +268,39 @@ def resolution(path: Path, text: str, label: str, entries: dict[str, Entry]) -> 
             continue
         seen.add((gb_id, field, name))
         out.append(Resolved(gb_id, field, name, value, source))
+    raised = _raised(check, top.get("raised") if top else None, entries)
     if check.found:
         raise GbsiteError(check.problems())
     assert torch is not None
-    return Resolution(label, torch, tuple(out))
+    return Resolution(label, torch, tuple(out), raised)
+
+
+def _raised(check: Checker, items: object, entries: dict[str, Entry]) -> tuple[Raised, ...]:
+    """`raised:` of a resolved file: where that torch raises each id (optional)."""
+    if items is None:
+        return ()
+    if not isinstance(items, list):
+        check.error(["raised"], f"raised must be a list, not {kind(items)}")
+        return ()
+    out: list[Raised] = []
+    for i, item in enumerate(items):
+        kp: KeyPath = ["raised", i]
+        m = check.mapping(item, kp, ["id", "source", "function"])
+        if m is None:
+            continue
+        gb_id = check.string(m.get("id"), [*kp, "id"], GB_ID, " (GB and four digits)")
+        source = check.string(
+            m.get("source"), [*kp, "source"], _SOURCE_LINE, " (torch/FILE.py:LINE)"
+        )
+        function = check.string(m.get("function"), [*kp, "function"])
+        if gb_id is None or source is None or function is None:
+            continue
+        if gb_id not in entries:
+            check.error([*kp, "id"], f"{gb_id} is not in the registry")
+            continue
+        path, line = source.rsplit(":", 1)
+        out.append(Raised(gb_id, path, int(line), function))
+    return tuple(out)
 
 
 def _has(text: Text, field: str, name: str) -> bool:

@@ -78,6 +78,43 @@ class StatusNote:
 
 
 @dataclass(frozen=True, slots=True)
+class RaiseSite:
+    """A place in torch's source that raises the id, linked at the release's tag."""
+
+    source: str  # torch/_dynamo/...py
+    line: int
+    function: str
+    url: str
+
+    @property
+    def file(self) -> str:
+        return self.source.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class RaisedIn:
+    """Where the newest resolved release raises the id (registry/resolved/LABEL.yaml)."""
+
+    release: str  # the torch version read, without its build (2.15.0)
+    sites: tuple[RaiseSite, ...]
+
+
+def raised_in(registry: Registry, gb_id: str) -> RaisedIn | None:
+    found = registry.raised_at(gb_id)
+    if found is None:
+        return None
+    resolution, places = found
+    release = release_order.release_of(resolution.torch)
+    return RaisedIn(
+        release,
+        tuple(
+            RaiseSite(r.source, r.line, r.function, urls.torch_source(release, r.source, r.line))
+            for r in places
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class WrongResult:
     """A silent wrong result the page documents (a gb-wrong block), for the warning at its top."""
 
@@ -113,6 +150,7 @@ class EntryPage:
     status_notes: tuple[StatusNote, ...] = ()  # the status block that holds now, in words
     status_other: tuple[StatusNote, ...] = ()  # those for other releases
     wrong: WrongResult | None = None  # a silent wrong result it warns of
+    raised: RaisedIn | None = None  # where torch's source raises it
     category_note: bool = True  # whether the categories' summaries fit its state
 
     @property
@@ -403,6 +441,7 @@ class EntryPages:
             status_other=notes_other,
             wrong=wrong_result(page, ex.record, ex.releases),
             category_note=covered.status not in (State.INTERNAL, State.UNRAISED),
+            raised=raised_in(self.registry, view.id),
         )
 
 
