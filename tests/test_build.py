@@ -126,7 +126,10 @@ def test_entry_page_title_heading_and_sections(history_built: Project) -> None:
     built = history_built
     page = html(built, "gb/gb0025.html")
     assert "<title>GB0025: Call to torch._dynamo.graph_break() · " in page
-    assert "<h1>Call to <code>torch._dynamo.graph_break()</code></h1>" in page
+    assert (
+        '<h1><span class="entry-id">GB0025</span> Call to <code>torch._dynamo.graph_break()</code>'
+        "</h1>"
+    ) in page
     assert 'id="explanation"' in page and 'id="hints"' in page and 'id="lifecycle"' in page
     assert "User-inserted graph break. Message: {graph_break_msg}" in page
     assert (
@@ -150,7 +153,8 @@ def test_registry_text_is_plain_text(history_built: Project, gb_id: str, literal
     page = html(built, f"gb/{gb_id.lower()}.html")
     assert literal in page
     texts = re.findall(r'<(p|li) class="registry-text[^"]*">(.*?)</\1>', page, re.S)
-    texts += re.findall(r"<(h1)>(.*?)</h1>", page, re.S)
+    # The heading's type, after the id it starts with.
+    texts += re.findall(r'<(h1)><span class="entry-id">GB\d{4}</span> (.*?)</h1>', page, re.S)
     assert texts
     for _tag, text in texts:  # only code spans and line breaks: never emphasis or links
         assert not re.search(r"<(?!/?code>|br>)", text), text
