@@ -143,7 +143,7 @@ def test_a_pull_request_gets_its_outcomes_from_ci_and_every_ci_command_passes(
     assert set(states(merger, "GB0025").values()) == {"verified"}
     assert merger.run("build").code == 0
     html = (merger.site / "gb" / "gb0025.html").read_text()
-    assert "<strong>Verified example</strong>" in html
+    assert "<strong>Verified</strong>" in html
     for release in releases:
         assert f'<span class="verified">{release} breaks</span>' in html
     # The summary: a row per block run, its outcome with each release.

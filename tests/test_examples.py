@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html as html_module
 import json
 import os
 import re
@@ -446,11 +447,15 @@ def test_site_says_which_examples_are_verified(history: Project, fake_python: st
     assert project.run("build").code == 0
     html = (project.site / "gb" / "gb0025.html").read_text()
     assert (
-        "Breaks with GB0025 when compiled with <code>torch.compile(fn, fullgraph=True)</code>"
+        "Breaks with GB0025 when compiled as highlighted"
         ' · <span class="outcomes">torch <span class="verified">2.13.0 breaks</span> · '
         '<span class="unverified">2.14.1 not run</span> · '
         '<span class="unverified">2.15.0 not run</span></span>'
     ) in html
+    # The code shown is the program that ran: the compile call the checker adds, marked.
+    shown = html[html.index('data-kind="gb-repro"') :]
+    shown = html_module.unescape(re.sub(r"<[^>]+>", "", shown[: shown.index("</pre>")]))
+    assert '\nfn = torch.compile(fn, fullgraph=True, backend="eager")\n' in shown
     path.write_text(path.read_text().replace("fn()\n```", "fn()  # edited\n```"))
     assert project.run("build").code == 0
     html = (project.site / "gb" / "gb0025.html").read_text()
@@ -485,8 +490,11 @@ class Net(torch.nn.Module):
 
 
 model = Net()
-assert isinstance(model, OptimizedModule) and isinstance(model, torch.nn.Module)
-assert list(model.state_dict()) == ["_orig_mod.lin.weight", "_orig_mod.lin.bias"]
+# The compiled run has the OptimizedModule; its uncompiled twin (compare.py), the module.
+compiled = isinstance(model, OptimizedModule)
+assert isinstance(model, torch.nn.Module)
+prefix = "_orig_mod." if compiled else ""
+assert list(model.state_dict()) == [f"{prefix}lin.weight", f"{prefix}lin.bias"]
 assert sum(p.numel() for p in model.parameters()) == 10 and model.lin.out_features == 2
 model(torch.randn(3, 4))
 """
@@ -513,11 +521,101 @@ def test_calls_of_the_compiled_callable_are_counted() -> None:
     )
     assert not once.passed and once.outcome == record.ONCE
     assert once.summary.startswith("called `model` once; a gb-fix calls it at least 2 times")
-    assert twice.passed and twice.summary == "runs without a graph break, 2 calls", twice
+    assert twice.passed, twice
+    assert twice.summary == (
+        "runs without a graph break, 2 calls, the same values as eager (2 calls)"
+    ), twice
     # Three sizes: one recompile, the sizes then dynamic. Three keys: a graph for each.
     assert not per_key.passed and per_key.outcome == record.RECOMPILES, per_key
     assert per_key.summary.startswith("5 calls of `fn` compiled it 4 times")
     assert announced.passed, announced
+
+
+# Fixes that compute, compiled, other than they do without torch.compile: the compiled code
+# takes the other branch of torch.compiler.is_compiling().
+OTHER_VALUE = """
+import torch
+
+
+def fn(x):
+    return x + (2 if torch.compiler.is_compiling() else 1)
+
+
+fn(torch.ones(2))
+fn(torch.ones(3))
+"""
+# The same values, but the gradient flows through the compiled branch twice over.
+OTHER_GRADIENT = """
+import torch
+
+w = torch.ones(3, requires_grad=True)
+
+
+def fn(x):
+    y = w * x
+    k = 2.0 if torch.compiler.is_compiling() else 1.0
+    return (y.detach() + (y - y.detach()) * k).sum()
+
+
+fn(torch.ones(3)).backward()
+fn(torch.full((3,), 2.0)).backward()
+"""
+# Within float32's tolerance: a relative difference of 1e-7.
+CLOSE_ENOUGH = """
+import torch
+
+w = torch.randn(4, requires_grad=True)
+
+
+def fn(x):
+    return (w * x * (1 + 1e-7 if torch.compiler.is_compiling() else 1.0)).sum()
+
+
+fn(torch.randn(4)).backward()
+fn(torch.randn(4)).backward()
+"""
+EAGER_FAILS = """
+import torch
+
+
+def fn(x):
+    if not torch.compiler.is_compiling():
+        raise ValueError("only works compiled")
+    return x + 1
+
+
+fn(torch.ones(2))
+fn(torch.ones(3))
+"""
+
+
+@pytest.mark.examples
+def test_a_fix_must_compute_what_eager_computes() -> None:
+    """Each fix runs again without torch.compile, with the same seeds: a call that returns
+    another value, or a gradient the program leaves that differs, fails it with the largest
+    difference; so does a fix that fails uncompiled. Within the dtype's tolerance it passes."""
+    python = torch_python()
+    value, gradient, close, eager = runner.run_all(
+        [
+            block("gb-fix", OTHER_VALUE),
+            block("gb-fix", OTHER_GRADIENT),
+            block("gb-fix", CLOSE_ENOUGH),
+            block("gb-fix", EAGER_FAILS),
+        ],
+        python,
+        2,
+        120,
+    )
+    assert not value.passed and value.outcome == record.DIFFERS, value
+    assert value.summary.startswith("differs from eager: call 1's result: ")
+    assert value.summary.endswith("largest difference 1"), value.summary
+    assert not gradient.passed and gradient.outcome == record.DIFFERS, gradient
+    assert gradient.summary.startswith("differs from eager: w.grad: "), gradient.summary
+    assert "largest difference 3" in gradient.summary  # 1+2 against 2+4
+    assert close.passed, close
+    assert close.summary.endswith("the same values as eager (2 calls, 1 gradients)"), close
+    assert not eager.passed and eager.outcome == record.EAGER_FAILS, eager
+    assert "ValueError: only works compiled" in eager.summary
 
 
 # Sizes 3, 5 and 7, then a dict key per call: Dynamo guards on the string's value.

@@ -90,7 +90,7 @@ def test_an_outcome_that_changes_between_releases_shows_on_the_page(project: Pro
     ) in html
     assert (
         "<strong>Fixed in torch 2.15.0</strong>: upgrading to torch 2.15.0 removes this break "
-        "for code like the example: its repro breaks with torch 2.13.0 and 2.14.1"
+        "for code like the example below, which breaks with torch 2.13.0 and 2.14.1"
     ) in html
     dashboard = (project.site / "dashboard.html").read_text()
     assert 'id="coverage-by-release"' in dashboard
@@ -252,7 +252,8 @@ def test_a_status_block_since_a_release_holds_from_that_release_on(project: Proj
         "torch 2.14.1 and later do not raise it; GB0026 took its place; the examples below are "
         "for torch 2.13.0"
     ) in html
-    assert "state from torch 2.14.1 on, for <code>gbsite coverage</code>" in html
+    # The status block, in words: what holds from 2.14.1 on (the newest release's state).
+    assert "<strong>No longer raised, from torch 2.14.1 on.</strong>" in html
 
 
 @pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases

@@ -135,7 +135,7 @@ def test_broken_file_keeps_the_last_good_site_and_recovers(server: Server) -> No
     error = str(server.event()["error"])
     assert "gb0025.md:" in error and "without an END marker" in error
     status, page = server.get("gb/gb0025.html")
-    assert status == 200 and "<h1>Call to" in page  # still the last good site
+    assert status == 200 and '<span class="entry-id">GB0025</span> Call to' in page  # the last good
     path.write_text(good.replace(START + "\n", START + "\nFixed now.\n"))
     server.wait_for(lambda: "Fixed now." in server.get("gb/gb0025.html")[1])
     assert server.event()["error"] is None

@@ -66,10 +66,12 @@ def _torch_release(text: str) -> str:
 STATES_HELP = "verified, fixed, pending, environment, internal, unraised or none"
 OUTCOMES_HELP = (
     "breaks, breaks with GBxxxx, no break, runs, called once, recompiles unannounced, "
-    "fails without torch.compile too, gives a wrong value, computes it right, fails"
+    "fails without torch.compile too, differs from eager, gives a wrong value, computes it "
+    "right, fails"
 )
 RECORDED_HELP = (  # as recorded
-    "breaks, breaks GBxxxx, no-break, runs, once, recompiles, eager-fails, wrong, correct or error"
+    "breaks, breaks GBxxxx, no-break, runs, once, recompiles, eager-fails, differs, wrong, "
+    "correct or error"
 )
 
 

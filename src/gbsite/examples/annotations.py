@@ -88,8 +88,9 @@ NO_FULLGRAPH = "false"
 RECOMPILES = "yes"
 LIMIT = "recompile_limit"  # torch._dynamo.config's name for it, which such a page mentions
 # A fix's digest carries the rule it was judged by: outcomes recorded before fixes had to call
-# the compiled code twice say nothing about that, so those fixes are pending until run again.
-_FIX_RULE = "calls>=2"
+# the compiled code twice, and to compute what the same program computes without
+# torch.compile, say nothing about that, so those fixes are pending until run again.
+_FIX_RULE = "calls>=2;same-as-eager"
 
 
 # needs=package:NAME, or needs=python:X.Y for a break only newer bytecode reaches

@@ -21,6 +21,11 @@ compiles or exports by itself); in MODE `logged`, NAME is compiled
 without fullgraph and the graph breaks that TORCH_LOGS=graph_breaks reports are kept. The
 outcome goes to RESULT as JSON, so that what the program itself prints can be judged
 separately.
+
+In the compiled modes the program also runs once without compiling anything, in a forked
+twin (compare.py), with the same random seeds: each call of NAME returns, in the compiled run,
+what it returns in the twin, and the gradients the program leaves are the same, within the
+tolerances of torch.testing.assert_close for their dtypes (RESULT's "compared").
 """
 
 from __future__ import annotations
@@ -36,8 +41,9 @@ from typing import TYPE_CHECKING, Any
 # Siblings, stdlib and torch only like this file. As a script (how gbsite runs it) this folder is
 # sys.path[0] and gbsite may not be installed: they are imported by their own names.
 if TYPE_CHECKING or __package__:  # imported as part of gbsite
-    from gbsite.examples import driver_procs, driver_server
+    from gbsite.examples import compare, driver_procs, driver_server
 else:
+    import compare
     import driver_procs
     import driver_server
 
@@ -100,12 +106,13 @@ def capture_graph_break_logs() -> list[str]:
     return messages
 
 
-def counted(compiled: Any, result: dict[str, Any]) -> Any:
+def counted(compiled: Any, result: dict[str, Any], values: list[Any] | None = None) -> Any:
     """`compiled`, counting its calls in result["calls"]: a fix must show that the compiled code
     serves more than one input. A module stays the very OptimizedModule torch.compile returned
     (its class, attributes, parameters and state_dict untouched): only the `forward` that
     OptimizedModule keeps on the instance is wrapped, which both `model(x)` and
-    `model.forward(x)` go through. A function is wrapped in a function that looks like it."""
+    `model.forward(x)` go through. A function is wrapped in a function that looks like it.
+    `values`: each call's return value is kept there, as compare.snapshot takes it."""
     import functools
 
     from torch._dynamo.utils import counters
@@ -121,9 +128,12 @@ def counted(compiled: Any, result: dict[str, Any]) -> Any:
             # function the program compiles by itself.
             before = int(counters["stats"]["unique_graphs"])
             try:
-                return target(*args, **kwargs)
+                value = target(*args, **kwargs)
             finally:
                 result["compiles"] += int(counters["stats"]["unique_graphs"]) - before
+            if values is not None:
+                values.append(compare.snapshot(value))
+            return value
 
         return call
 
@@ -131,6 +141,30 @@ def counted(compiled: Any, result: dict[str, Any]) -> Any:
         object.__setattr__(compiled, "forward", count(inner))
         return compiled
     return count(compiled)
+
+
+def run_twin(module: ast.Module, name: str) -> dict[str, Any]:
+    """The program uncompiled, as the compiled run runs it (seeds, a module of its own), each
+    call of NAME's return value and the gradients it leaves kept: compare.eager_twin's work."""
+    compare.seed_all()
+    main = types.ModuleType("__main__")
+    main.__file__ = "<example>"
+    namespace: dict[str, Any] = main.__dict__
+    sys.modules["__main__"] = main
+    values: list[Any] = []
+    bound = False
+    status, error = "completed", ""
+    try:
+        for statement in module.body:
+            code = compile(ast.Module(body=[statement], type_ignores=[]), "<example>", "exec")
+            exec(code, namespace)  # running the example is the point
+            if not bound and binds(statement, name):
+                bound = True
+                namespace[name] = compare.recorded(namespace[name], values)
+    except BaseException as exc:  # the compiled run's calls are compared with those done
+        status, error = "raised", f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"
+    grads = compare.gradients(namespace) if status == "completed" else None
+    return {"status": status, "error": error[:2000], "values": values, "grads": grads}
 
 
 def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
@@ -152,11 +186,17 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
         "compiles": None,  # graphs Dynamo compiled in NAME's calls: over one, it recompiled
         "recompile_limit": None,
         "last": False,  # the statement that raised was the program's last (a gb-wrong's assert)
+        "compared": None,  # with the uncompiled twin: compare.compare's report
     }
     try:
-        logged = capture_graph_break_logs() if mode == "logged" else []
         source = open(program, encoding="utf-8").read()  # noqa: PTH123, SIM115 - stdlib only
         module = ast.parse(source, filename="<example>")
+        # The same program uncompiled, first, in a forked twin: what the compiled calls and
+        # the gradients must equal.
+        twin = compare.eager_twin(lambda: run_twin(module, name)) if compiled else None
+        logged = capture_graph_break_logs() if mode == "logged" else []
+        compare.seed_all()
+        values: list[Any] = []
         # A module of its own, standing as __main__ while it runs, as `python example.py`
         # would have it: torch.export and pickle look a class's module up in sys.modules.
         main = types.ModuleType("__main__")
@@ -173,11 +213,14 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
                     if compiled:
                         import torch
 
+                        if backend == "inductor":  # the random numbers eager draws
+                            torch._inductor.config.fallback_random = True
                         namespace[name] = counted(
                             torch.compile(
                                 namespace[name], fullgraph=mode == "compiled", backend=backend
                             ),
                             result,
+                            values,
                         )
             result["status"] = "completed"
             result["last"] = False
@@ -187,6 +230,10 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
             result["error_type"] = f"{type(error).__module__}.{type(error).__qualname__}"
             result["message"] = str(error)
             result["chain"] = chain(error)
+        if twin is not None:
+            done = result["status"] == "completed"
+            grads = compare.gradients(namespace) if done else None
+            result["compared"] = compare.compare(twin, values, grads)
         try:
             import torch
             from torch._dynamo.utils import counters

@@ -156,7 +156,43 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
             f"as its inputs change says so with `recompiles=yes` on its fence, and its page "
             f"names torch._dynamo.config.recompile_limit ({limit} here)",
         )
-    return result(record.RUNS, f"runs without a graph break, {calls} calls")
+    problem = eager_values_problem(outcome.get("compared"))
+    if problem is not None:
+        return result(*problem)
+    compared = outcome.get("compared") or {}
+    same = f", the same values as eager ({compared.get('calls', 0)} calls"
+    grads = compared.get("grads") or 0
+    same += f", {grads} gradients)" if grads else ")"
+    return result(
+        record.RUNS, f"runs without a graph break, {calls} calls{same if compared else ''}"
+    )
+
+
+def eager_values_problem(compared: Any) -> tuple[Outcome, str, str] | None:
+    """Why a fix that ran without a break fails the comparison with its uncompiled twin
+    (driver.py, compare.py), if it does: the twin failed (a fix must work without
+    torch.compile too), or a call or a gradient differs. None when the twin could not run (a
+    platform without fork): nothing was compared."""
+    if not isinstance(compared, dict):
+        return None
+    if compared.get("eager") != "completed":
+        error = str(compared.get("error") or "")
+        return (
+            record.EAGER_FAILS,
+            "fails without torch.compile: a fix must compute, uncompiled, what it computes "
+            f"compiled ({error.split(chr(10))[0][:200]})",
+            error[:1500],
+        )
+    difference = compared.get("difference")
+    if not isinstance(difference, dict):
+        return None
+    largest = difference.get("largest")
+    size = f"; largest difference {largest:.3g}" if isinstance(largest, int | float) else ""
+    return (
+        record.DIFFERS,
+        f"differs from eager: {difference.get('where')}: {difference.get('what')}{size}",
+        str(difference.get("what") or ""),
+    )
 
 
 def wrong_value(block: Block, outcome: dict[str, Any]) -> tuple[Outcome, str, str]:

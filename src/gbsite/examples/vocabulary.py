@@ -41,7 +41,12 @@ class Did(StrEnum):
     RUNS = "runs"  # a gb-fix ran to the end without a graph break, calling the compiled code twice+
     ONCE = "once"  # a gb-fix ran without a graph break but called the compiled code only once
     RECOMPILES = "recompiles"  # a gb-fix recompiled more than once, and its fence does not say so
-    EAGER_FAILS = "eager-fails"  # broke as promised, but fails without torch.compile as well
+    # Broke as promised (a repro) or ran without a break (a fix), but fails without
+    # torch.compile as well.
+    EAGER_FAILS = "eager-fails"
+    # A gb-fix ran without a graph break, but a call returned, or the program left a gradient,
+    # other than the same program computes without torch.compile.
+    DIFFERS = "differs"
     WRONG = "wrong"  # a gb-wrong ran to the end: torch.compile still computes the wrong value
     CORRECT = "correct"  # a gb-wrong's final assertion failed: this torch computes the value right
     ERROR = "error"  # raised something else, printed output, or never called the compiled code
@@ -55,6 +60,7 @@ _SAID = {
     Did.ONCE: "called once",
     Did.RECOMPILES: "recompiles unannounced",
     Did.EAGER_FAILS: "fails without torch.compile too",
+    Did.DIFFERS: "differs from eager",
     Did.WRONG: "gives a wrong value",
     Did.CORRECT: "computes it right",
     Did.ERROR: "fails",

@@ -147,3 +147,46 @@ def test_a_fix_that_writes_to_stderr_is_an_error() -> None:
 def test_linked_ids_are_the_pages_a_message_links_to() -> None:
     text = f"see {link('GB0123')} and {link('GB0007')}, again {link('GB0123')}; not GB0999"
     assert linked_ids(text) == ["GB0007", "GB0123"]
+
+
+# ---- a gb-fix against its uncompiled twin (compare.py) ----------------------------------------
+
+
+def compared(**report: Any) -> dict[str, Any]:
+    return {"eager": "completed", "error": "", "calls": 2, "grads": 0, "difference": None, **report}
+
+
+def test_a_fix_with_the_values_of_eager_runs() -> None:
+    result = judge(block("gb-fix"), completed(calls=2, compiles=1, compared=compared(grads=3)), 1)
+    assert (result.outcome, result.passed) == (record.RUNS, True)
+    assert result.summary.endswith("the same values as eager (2 calls, 3 gradients)")
+
+
+def test_a_fix_that_computes_another_value_differs() -> None:
+    difference = {
+        "where": "call 2's result[0]",
+        "what": "Tensor-likes are not close!",
+        "largest": 2.5,
+    }
+    run = completed(calls=2, compiles=1, compared=compared(difference=difference))
+    result = judge(block("gb-fix"), run, 1)
+    assert (result.outcome, result.passed) == (record.DIFFERS, False)
+    assert result.summary == (
+        "differs from eager: call 2's result[0]: Tensor-likes are not close!; "
+        "largest difference 2.5"
+    )
+
+
+def test_a_fix_that_fails_without_torch_compile_fails() -> None:
+    twin = compared(eager="raised", error="builtins.ValueError: vmap needs tensors\nmore")
+    result = judge(block("gb-fix"), completed(calls=2, compiles=1, compared=twin), 1)
+    assert (result.outcome, result.passed) == (record.EAGER_FAILS, False)
+    assert "(builtins.ValueError: vmap needs tensors)" in result.summary
+
+
+def test_without_a_twin_nothing_is_compared() -> None:
+    """A platform without fork runs no twin: the fix is judged as before, and says nothing of
+    values."""
+    result = judge(block("gb-fix"), completed(calls=2, compiles=1, compared=None), 1)
+    assert (result.outcome, result.passed) == (record.RUNS, True)
+    assert "eager" not in result.summary

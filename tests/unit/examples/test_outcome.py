@@ -98,6 +98,7 @@ def test_the_record_names_each_word() -> None:
         record.ONCE,
         record.RECOMPILES,
         record.EAGER_FAILS,
+        record.DIFFERS,
         record.WRONG,
         record.CORRECT,
         record.ERROR,
