@@ -66,8 +66,12 @@ class ExampleCaptions:
         if a.recompiles == examples.RECOMPILES:
             what += "; recompiles as its inputs change"
         if a.needs:
+            # Never run: what it should do is the author's word, not an outcome.
             needs = escape(examples.needs_label(a.needs))
-            caption = f'{what} · <span class="unverified">needs {needs}: shown, not run</span>'
+            caption = (
+                f"Written to show this: {what[0].lower()}{what[1:]} · "
+                f'<span class="unverified">needs {needs}: shown, not run</span>'
+            )
             return FenceView(caption, shown.code, shown.added)
         digest = examples.digest(
             a.kind,
