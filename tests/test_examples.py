@@ -314,6 +314,10 @@ def test_a_program_that_compiles_by_itself_runs_once_as_written(
         ),
         ("python gb-repro eager=raises", examples.Annotation("gb-repro", eager="raises")),
         ("python gb-fix needs=python:3.12", examples.Annotation("gb-fix", needs="python:3.12")),
+        (
+            "python gb-repro needs=without:numpy",
+            examples.Annotation("gb-repro", needs="without:numpy"),
+        ),
         ("python gb-repro fullgraph=false", examples.Annotation("gb-repro", fullgraph="false")),
         ("python gb-repro compile=none", examples.Annotation("gb-repro", "none")),
         ("python gb-fix since=2.15.0", examples.Annotation("gb-fix", since="2.15.0")),

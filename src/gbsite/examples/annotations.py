@@ -22,7 +22,7 @@ torch._dynamo.config.recompile_limit. It must do so with the page's home release
 (the oldest release of the examples with the id), or with RELEASE for a block written for a
 newer torch (`since=2.15.0`); with the other releases, what it did is recorded. A block with
 `needs=` (cuda, distributed,
-package:NAME, python:3.N) is shown and never run. A gb-wrong block (no options) documents a
+package:NAME, without:NAME, python:3.N) is shown and never run. A gb-wrong block (no options) documents a
 silent wrong result: a program, run as written like `compile=none`, that computes one value in
 plain PyTorch and with torch.compile and ends by asserting that the two differ; its assertion
 failing means that torch computes it right (judging.py). It is a warning beside the page's
@@ -93,12 +93,13 @@ LIMIT = "recompile_limit"  # torch._dynamo.config's name for it, which such a pa
 _FIX_RULE = "calls>=2;same-as-eager"
 
 
-# needs=package:NAME, or needs=python:X.Y for a break only newer bytecode reaches
-# (a package's name as PEP 508 has it: ASCII letters and digits, with . _ - inside)
+# needs=package:NAME, needs=without:NAME for a break only an install lacking an optional
+# package reaches (NumPy), or needs=python:X.Y for a break only newer bytecode reaches (a
+# package's name as PEP 508 has it: ASCII letters and digits, with . _ - inside)
 _NEEDS_FORM = re.compile(
-    r"package:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?|python:3\.[0-9]{1,2}"
+    r"(?:package|without):[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?|python:3\.[0-9]{1,2}"
 )
-NEEDS_HELP = "cuda, distributed, package:NAME or python:3.N"
+NEEDS_HELP = "cuda, distributed, package:NAME, without:NAME or python:3.N"
 
 
 def valid_needs(needs: str) -> bool:
@@ -110,6 +111,8 @@ def needs_label(needs: str) -> str:
     `Python 3.12 or newer`."""
     if needs.startswith("package:"):
         return f"the {needs.removeprefix('package:')} package"
+    if needs.startswith("without:"):
+        return f"an install without the {needs.removeprefix('without:')} package"
     if needs.startswith("python:"):
         return f"Python {needs.removeprefix('python:')} or newer"
     return NEEDS[needs]
