@@ -21,14 +21,14 @@ Dynamo compile more than twice says so with `recompiles=yes`, and its page names
 torch._dynamo.config.recompile_limit. It must do so with the page's home release
 (the oldest release of the examples with the id), or with RELEASE for a block written for a
 newer torch (`since=2.15.0`); with the other releases, what it did is recorded. A block with
-`needs=` (cuda, distributed,
-package:NAME, without:NAME, python:3.N) is shown and never run. A gb-wrong block (no options) documents a
-silent wrong result: a program, run as written like `compile=none`, that computes one value in
-plain PyTorch and with torch.compile and ends by asserting that the two differ; its assertion
-failing means that torch computes it right (judging.py). It is a warning beside the page's
-subject, not an example of the break: it leaves the page's coverage alone. Plain ```python
-blocks are only shown. What each block did, with each torch release of the examples, is recorded in
-docs/verified-examples.yaml (record.py), which the site reads.
+`needs=` (cuda, distributed, package:NAME, without:NAME, python:3.N) is shown and never run.
+A gb-wrong block (no options) documents a silent wrong result: a program, run as written like
+`compile=none`, that computes one value in plain PyTorch and with torch.compile and ends by
+asserting that the two differ; its assertion failing means that torch computes it right
+(judging.py). It is a warning beside the page's subject, not an example of the break: it
+leaves the page's coverage alone. Plain ```python blocks are only shown. What each block did,
+with each torch release of the examples, is recorded in docs/verified-examples.yaml
+(record.py), which the site reads.
 """
 
 from __future__ import annotations

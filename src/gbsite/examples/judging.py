@@ -64,7 +64,10 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
         """A repro that did what it promises compiled; it must also do so uncompiled."""
         problem = eager_problem(block, eager) if eager is not None else None
         if problem is None:
-            return result(record.BREAKS, summary)
+            # Calls that completed before the break and returned other than eager's: a silent
+            # wrong result beside the break, said (the break is still what the repro shows).
+            wrong = silent_difference(outcome.get("compared"))
+            return result(record.BREAKS, summary + wrong)
         return result(None if eager and eager.failure else record.EAGER_FAILS, *problem)
 
     if run.failure:
@@ -165,6 +168,20 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
     same += f", {grads} gradients)" if grads else ")"
     return result(
         record.RUNS, f"runs without a graph break, {calls} calls{same if compared else ''}"
+    )
+
+
+def silent_difference(compared: Any) -> str:
+    """What a repro's completed calls returned other than eager's, as a clause of its summary
+    ("" when they agree, or none completed)."""
+    if not isinstance(compared, dict) or compared.get("eager") != "completed":
+        return ""
+    difference = compared.get("difference")
+    if not isinstance(difference, dict):
+        return ""
+    return (
+        f"; before it, a silent wrong result: {difference.get('where')} differs from eager "
+        f"({difference.get('what')})"
     )
 
 

@@ -190,3 +190,16 @@ def test_without_a_twin_nothing_is_compared() -> None:
     result = judge(block("gb-fix"), completed(calls=2, compiles=1, compared=None), 1)
     assert (result.outcome, result.passed) == (record.RUNS, True)
     assert "eager" not in result.summary
+
+
+def test_a_repro_whose_completed_calls_differ_says_so() -> None:
+    """The calls before the break returned other than eager's: the repro still shows its break,
+    and its summary names the silent wrong result beside it."""
+    difference = {"where": "call 1's result", "what": "eager gives 1, compiled 2", "largest": 1}
+    report = {**raised("GB0003").data, "compared": compared(calls=1, difference=difference)}
+    result = judge(block("gb-repro"), RunOutput(report, "", ""), 1)
+    assert (result.outcome, result.passed) == (record.BREAKS, True)
+    assert result.summary.endswith(
+        "; before it, a silent wrong result: call 1's result differs from eager "
+        "(eager gives 1, compiled 2)"
+    )
