@@ -66,9 +66,8 @@ _ATTRIBUTES["ol"] |= {"start", "reversed"}
 _ATTRIBUTES["td"] |= {"colspan", "rowspan", "align"}
 _ATTRIBUTES["th"] |= {"colspan", "rowspan", "align", "scope"}
 _ATTRIBUTES["details"] |= {"open"}
-_ATTRIBUTES["figure"] |= {
-    "data-kind"
-}  # an annotated example's kind (gb-fix), for scripts and tests
+# An annotated example's kind (gb-fix), for scripts and tests.
+_ATTRIBUTES["figure"] |= {"data-kind"}
 # The attributes allowed above that make a browser fetch something: only an image's source. (No
 # srcset, style, <video>, <audio>, <source>, <object>, <link>: a request they make is harder to
 # see, and no page needs them.) Each is checked by loads_elsewhere.
@@ -199,10 +198,6 @@ class RenderedReading:
         """Every section, in the reader's order."""
         return "".join(p.html for p in self.parts)
 
-    @property
-    def has_fix(self) -> bool:
-        return any(p.role == "fix" for p in self.answer)
-
 
 class ContributorMarkdown:
     """One configured parser, reused for every block of a build."""
@@ -249,9 +244,6 @@ class ContributorMarkdown:
         slug = slugify(title)
         # Keep contributor anchors clear of the page's own section ids.
         return f"{slug}-note" if slug in self.reserved else slug
-
-    def render(self, source: str, gb_id: str = "") -> str:
-        return scroll_boxes(sanitize(self.md.render(source, {"gb_id": gb_id})))
 
     def render_reading(self, source: str, gb_id: str = "") -> RenderedReading:
         """The block cut into its sections, each rendered on its own, in the reader's order.

@@ -183,12 +183,12 @@ def reading(cuts: Sequence[Cut]) -> Reading:
         by.setdefault(c.role, []).append(c)
     more: list[Cut] = []
     fixes: list[Cut] = []
-    for c in by.get(Role.FIX, [])[:1]:
-        first, others = split_fixes(c.body)
-        fixes.append(Cut(Role.FIX, c.title, c.heading, first))
+    taken = next(iter(by.get(Role.FIX, [])), None)  # the first fix section; others stay
+    if taken is not None:
+        first, others = split_fixes(taken.body)
+        fixes.append(Cut(Role.FIX, taken.title, taken.heading, first))
         if others:
             more.append(Cut(Role.MORE_FIXES, "", (), others))
-    taken = {id(c) for c in by.get(Role.FIX, [])[:1]}
     lead, why = by.get(Role.LEAD, []), by.get(Role.WHY, [])
     advice = by.get(Role.ADVICE, [])
     why_more: list[Cut] = []
@@ -206,7 +206,7 @@ def reading(cuts: Sequence[Cut]) -> Reading:
     else:
         answer = [*lead, *advice, *why]
         placed = {Role.LEAD, Role.WHY, Role.ADVICE, Role.EXAMPLE, Role.TRIED}
-    rest = [c for c in cuts if c.role not in placed and id(c) not in taken and c.role != Role.NOTES]
+    rest = [c for c in cuts if c.role not in placed and c is not taken and c.role != Role.NOTES]
     return Reading(
         answer=tuple(answer),
         why_more=tuple(why_more),

@@ -36,6 +36,7 @@ import os
 import sys
 import traceback
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 # Siblings, stdlib and torch only like this file. As a script (how gbsite runs it) this folder is
@@ -143,24 +144,46 @@ def counted(compiled: Any, result: dict[str, Any], values: list[Any] | None = No
     return count(compiled)
 
 
+def as_main() -> dict[str, Any]:
+    """The namespace of a module of its own, standing as __main__ while the program runs, as
+    `python example.py` would have it: torch.export and pickle look a class's module up in
+    sys.modules."""
+    main = types.ModuleType("__main__")
+    main.__file__ = "<example>"
+    sys.modules["__main__"] = main
+    return main.__dict__
+
+
+def run_statements(
+    module: ast.Module,
+    namespace: dict[str, Any],
+    name: str,
+    bound: Callable[[Any], Any],
+    starting: Callable[[int], None] | None = None,
+) -> None:
+    """The program's top-level statements one by one; right after the first that binds NAME,
+    NAME is rebound to what `bound` makes of its value. `starting(n)`: before statement n
+    (from 1)."""
+    done = False
+    for n, statement in enumerate(module.body, 1):
+        if starting is not None:
+            starting(n)
+        code = compile(ast.Module(body=[statement], type_ignores=[]), "<example>", "exec")
+        exec(code, namespace)  # running the example is the point
+        if not done and binds(statement, name):
+            done = True
+            namespace[name] = bound(namespace[name])
+
+
 def run_twin(module: ast.Module, name: str) -> dict[str, Any]:
     """The program uncompiled, as the compiled run runs it (seeds, a module of its own), each
     call of NAME's return value and the gradients it leaves kept: compare.eager_twin's work."""
     compare.seed_all()
-    main = types.ModuleType("__main__")
-    main.__file__ = "<example>"
-    namespace: dict[str, Any] = main.__dict__
-    sys.modules["__main__"] = main
+    namespace = as_main()
     values: list[Any] = []
-    bound = False
     status, error = "completed", ""
     try:
-        for statement in module.body:
-            code = compile(ast.Module(body=[statement], type_ignores=[]), "<example>", "exec")
-            exec(code, namespace)  # running the example is the point
-            if not bound and binds(statement, name):
-                bound = True
-                namespace[name] = compare.recorded(namespace[name], values)
+        run_statements(module, namespace, name, lambda value: compare.recorded(value, values))
     except BaseException as exc:  # the compiled run's calls are compared with those done
         status, error = "raised", f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"
     grads = compare.gradients(namespace) if status == "completed" else None
@@ -197,31 +220,24 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
         logged = capture_graph_break_logs() if mode == "logged" else []
         compare.seed_all()
         values: list[Any] = []
-        # A module of its own, standing as __main__ while it runs, as `python example.py`
-        # would have it: torch.export and pickle look a class's module up in sys.modules.
-        main = types.ModuleType("__main__")
-        main.__file__ = "<example>"
-        namespace: dict[str, Any] = main.__dict__
-        sys.modules["__main__"] = main
-        try:
-            for n, statement in enumerate(module.body, 1):
-                result["last"] = n == len(module.body)
-                code = compile(ast.Module(body=[statement], type_ignores=[]), "<example>", "exec")
-                exec(code, namespace)  # running the example is the point
-                if not result["bound"] and binds(statement, name):
-                    result["bound"] = True
-                    if compiled:
-                        import torch
+        namespace = as_main()
 
-                        if backend == "inductor":  # the random numbers eager draws
-                            torch._inductor.config.fallback_random = True
-                        namespace[name] = counted(
-                            torch.compile(
-                                namespace[name], fullgraph=mode == "compiled", backend=backend
-                            ),
-                            result,
-                            values,
-                        )
+        def bound(value: Any) -> Any:
+            result["bound"] = True
+            if not compiled:
+                return value
+            import torch
+
+            if backend == "inductor":  # the random numbers eager draws
+                torch._inductor.config.fallback_random = True
+            compiled_value = torch.compile(value, fullgraph=mode == "compiled", backend=backend)
+            return counted(compiled_value, result, values)
+
+        def starting(n: int) -> None:
+            result["last"] = n == len(module.body)
+
+        try:
+            run_statements(module, namespace, name, bound, starting)
             result["status"] = "completed"
             result["last"] = False
             result["logged"] = logged

@@ -146,14 +146,6 @@ class Registry:
     categories: list[Category]
     resolutions: dict[str, Resolution] = field(default_factory=dict)  # by label, oldest first
 
-    def raised_at(self, gb_id: str) -> tuple[Resolution, tuple[Raised, ...]] | None:
-        """Where the newest resolved snapshot that knows it raises an id."""
-        for res in reversed(self.resolutions.values()):
-            found = tuple(r for r in res.raised if r.id == gb_id)
-            if found:
-                return res, found
-        return None
-
     def resolved_texts(self, gb_id: str) -> list[tuple[Resolution, Resolved]]:
         """The resolved fields of an id, newest snapshot first."""
         return [

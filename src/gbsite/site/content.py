@@ -18,6 +18,7 @@ from gbsite.examples import record as runs_record
 from gbsite.examples.pages import PageExamples
 from gbsite.examples.record import Record
 from gbsite.examples.states import PageCoverage, fixed_in, page_coverage
+from gbsite.examples.status import Declaration
 from gbsite.examples.vocabulary import State
 from gbsite.registry.model import Category, Entry, Registry
 from gbsite.registry.views import EntryView
@@ -99,19 +100,19 @@ class RaisedIn:
     sites: tuple[RaiseSite, ...]
 
 
-def raised_in(registry: Registry, gb_id: str) -> RaisedIn | None:
-    found = registry.raised_at(gb_id)
-    if found is None:
-        return None
-    resolution, places = found
-    release = release_order.release_of(resolution.torch)
-    return RaisedIn(
-        release,
-        tuple(
-            RaiseSite(r.source, r.line, r.function, urls.torch_source(release, r.source, r.line))
-            for r in places
-        ),
-    )
+def raised_in(registry: Registry) -> dict[str, RaisedIn]:
+    """Where the newest resolved release that knows an id raises it, for every such id: read
+    once per build, not once per page."""
+    found: dict[str, RaisedIn] = {}
+    for resolution in reversed(registry.resolutions.values()):
+        release = release_order.release_of(resolution.torch)
+        places: dict[str, list[RaiseSite]] = {}
+        for r in resolution.raised:
+            if r.id not in found:
+                url = urls.torch_source(release, r.source, r.line)
+                places.setdefault(r.id, []).append(RaiseSite(r.source, r.line, r.function, url))
+        found.update((gb_id, RaisedIn(release, tuple(s))) for gb_id, s in places.items())
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,16 +179,16 @@ class IndexRow:
 
 
 def index_row(page: EntryPage, releases: Sequence[str]) -> IndexRow:
+    from itertools import groupby
+
     present = [(r, s) for r, s in zip(releases, page.states, strict=True) if s is not None]
     differs = ""
     if len({s for _, s in present}) > 1:
-        groups: list[tuple[str, list[str]]] = []
-        for r, s in present:
-            if groups and groups[-1][0] == s:
-                groups[-1][1].append(r)
-            else:
-                groups.append((s, [r]))
-        differs = "; ".join(f"{STATE_TEXT[State(s)][0]} with {_and(rs)}" for s, rs in groups)
+        # Releases in a row with the same state, together: "Verified with 2.13.0; ..."
+        differs = "; ".join(
+            f"{STATE_TEXT[State(s)][0]} with {_and([r for r, _ in run])}"
+            for s, run in groupby(present, key=lambda p: p[1])
+        )
     return IndexRow(page.view, page.badge.state, page.badge.label, differs)
 
 
@@ -331,21 +332,15 @@ def status_notes(
         return (), ()
     blocks = [d for d in (page.declaration, *page.later) if d is not None]
     held = page.declared_for(release)
-    notes = {
-        id(d): StatusNote(
-            d.span,
-            STATE_TEXT[d.status][0],
-            d.reason,
-            d.source,
-            d.function,
-            urls.torch_source(release, d.source) if d.source else None,
-            d.replaced_by,
-        )
-        for d in blocks
-    }
+
+    def note(d: Declaration) -> StatusNote:
+        url = urls.torch_source(release, d.source) if d.source else None
+        title = STATE_TEXT[d.status][0]
+        return StatusNote(d.span, title, d.reason, d.source, d.function, url, d.replaced_by)
+
     return (
-        tuple(notes[id(d)] for d in blocks if d is held),
-        tuple(notes[id(d)] for d in blocks if d is not held),
+        tuple(note(d) for d in blocks if d is held),
+        tuple(note(d) for d in blocks if d is not held),
     )
 
 
@@ -397,6 +392,7 @@ class EntryPages:
         # Each example release's registry label (2.14.1 -> 2.14.0).
         self.release_labels = release_order.registry_labels(examples.releases, self.labels)
         self.docs_dir = cfg.docs_dir.relative_to(cfg.root).as_posix()
+        self.raised = raised_in(registry)
 
     def _in(self, entry: Entry, release: str) -> bool:
         label = self.release_labels.get(release)
@@ -441,7 +437,7 @@ class EntryPages:
             status_other=notes_other,
             wrong=wrong_result(page, ex.record, ex.releases),
             category_note=covered.status not in (State.INTERNAL, State.UNRAISED),
-            raised=raised_in(self.registry, view.id),
+            raised=self.raised.get(view.id),
         )
 
 
