@@ -259,10 +259,13 @@ def item(
 FAKE_TORCH = """
 __version__ = "2.13.0+fake"
 compiling = False  # True while a compiled function runs: examples "break" only then
+backend_used = None  # the backend of the last compile, for examples that depend on it
 from torch._dynamo import utils as _utils
 
 def compile(fn, fullgraph=False, backend="inductor"):
+    global backend_used
     assert fullgraph is True
+    backend_used = backend
     seen = []  # a graph per new argument value, as if Dynamo guarded on each
     def compiled(*args, **kwargs):
         global compiling
@@ -288,6 +291,11 @@ def fake_torch(root: Path) -> tuple[str, Path]:
     (root / "torch" / "__init__.py").write_text(FAKE_TORCH)
     (root / "torch" / "_dynamo" / "__init__.py").write_text("")
     (root / "torch" / "_dynamo" / "utils.py").write_text(FAKE_UTILS)
+    # What the driver touches when it compiles with inductor.
+    for module in ("_inductor/__init__.py", "_inductor/config.py", "utils/__init__.py"):
+        (root / "torch" / module).parent.mkdir(exist_ok=True)
+        (root / "torch" / module).write_text("fallback_random = False\n")
+    (root / "torch" / "utils" / "cpp_extension.py").write_text("")
     script = root / "python"
     script.write_text(f'#!/bin/sh\nPYTHONPATH="{root}" exec "{sys.executable}" "$@"\n')
     script.chmod(0o755)

@@ -305,7 +305,9 @@ def test_torch_comes_from_the_configured_index_or_from_the_default_one(
     monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
     installs: list[list[str]] = []
 
-    def fake_create(release: str, folder: Path, say: object, index: str | None = None) -> None:
+    def fake_create(
+        release: str, folder: Path, say: object, index: str | None = None, **kw: str
+    ) -> None:
         installs.append([release, str(index)])
 
     monkeypatch.setattr(torchenv, "create", fake_create)

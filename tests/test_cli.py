@@ -65,6 +65,7 @@ COMMANDS = {
         "GBxxxx",
         "--torch RELEASE",
         "--python PYTHON",
+        "--backend {inductor,aot_eager}",
         "--accept",
         "--record",
         "--jobs JOBS",

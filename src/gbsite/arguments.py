@@ -219,6 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
         "from besides the default one, e.g. PyTorch's CPU wheels (default: "
         "$GBSITE_TORCH_INDEX_URL); skipped when it cannot be reached")
     add("--python", help="with --examples: the Python that has torch (default: this one)")
+    add("--backend", choices=["inductor", "aot_eager"], help="with --examples: run the gb-fix "
+        "blocks compiled with this backend instead of their own (eager), each to do what eager "
+        "does; recorded beside the release's outcomes (RELEASE/BACKEND). CI runs inductor with "
+        "the newest release")
     add("--accept", action="store_true", help="with --examples: record what the blocks do now "
         "where it differs from the record")
     add("--record", action="store_true", help="without --examples: also check, without running "

@@ -21,7 +21,9 @@ Dynamo compile more than twice says so with `recompiles=yes`, and its page names
 torch._dynamo.config.recompile_limit. It must do so with the page's home release
 (the oldest release of the examples with the id), or with RELEASE for a block written for a
 newer torch (`since=2.15.0`); with the other releases, what it did is recorded. A block with
-`needs=` (cuda, distributed, package:NAME, without:NAME, python:3.N) is shown and never run.
+`needs=python:3.N` runs with that Python (torchenv.py finds the interpreter and keeps a torch
+environment per release and Python); one with another `needs=` (cuda, distributed,
+package:NAME, without:NAME) is shown and never run.
 A gb-wrong block (no options) documents a silent wrong result: a program, run as written like
 `compile=none`, that computes one value in plain PyTorch and with torch.compile and ends by
 asserting that the two differ; its assertion failing means that torch computes it right
@@ -106,6 +108,11 @@ def valid_needs(needs: str) -> bool:
     return needs in NEEDS or _NEEDS_FORM.fullmatch(needs) is not None
 
 
+def python_needed(needs: str) -> str:
+    """`python:3.12` -> `3.12`, the Python a block runs with; "" for any other need."""
+    return needs.removeprefix("python:") if needs.startswith("python:") else ""
+
+
 def needs_label(needs: str) -> str:
     """`cuda` -> `a CUDA device`; `package:triton` -> `the triton package`; `python:3.12` ->
     `Python 3.12 or newer`."""
@@ -127,9 +134,11 @@ def digest(
     fullgraph: str = "",
     since: str = "",
     recompiles: str = "",
+    needs: str = "",
 ) -> str:
     """Identifies a block's content: a record is valid only for this exact code and options
-    (and, for a fix, the rule it was judged by)."""
+    (and, for a fix, the rule it was judged by). Of `needs`, only a Python counts: the block
+    runs with it; the others are never run."""
     key = f"{kind}\0{compile_name}\0{backend}\0{code}"
     if kind == FIX and compile_name != SCRIPT:
         key += f"\0{_FIX_RULE}"
@@ -142,6 +151,8 @@ def digest(
         key += f"\0since={since}"
     if recompiles:
         key += f"\0recompiles={recompiles}"
+    if python := python_needed(needs):
+        key += f"\0python={python}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
@@ -152,7 +163,7 @@ class Annotation:
     kind: Kind
     compile_name: str = "fn"
     backend: str = DEFAULT_BACKEND
-    needs: str = ""  # cuda, distributed, package:NAME or python:3.N: shown, not run
+    needs: str = ""  # python:3.N: run with it; cuda, distributed, package:NAME: shown, not run
     eager: str = ""  # "raises": a repro whose code fails in plain PyTorch as well
     fullgraph: str = ""  # "false": a repro whose break only a non-fullgraph compile logs
     since: str = ""  # a release: the block is written for that torch and later
@@ -173,6 +184,14 @@ class Block:
     fullgraph: str = ""
     since: str = ""  # the release it must do what it promises with, if not the page's home
     recompiles: str = ""  # "yes": a fix that recompiles more than once, as its page says
+    # A backend it is run with instead of its own (`check --examples --backend inductor`):
+    # the same block, so the same digest; its outcome goes to the record's backend column.
+    run_backend: str = ""
+
+    @property
+    def runs_with(self) -> str:
+        """The backend its function is compiled with in this run."""
+        return self.run_backend or self.backend
 
     @property
     def digest(self) -> str:
@@ -185,6 +204,7 @@ class Block:
             self.fullgraph,
             self.since,
             self.recompiles,
+            self.needs,
         )
 
     @property
@@ -193,8 +213,13 @@ class Block:
         return self.gb_id, self.digest
 
     @property
+    def python(self) -> str:
+        """The Python it runs with (`3.12`), "" for whichever runs the check."""
+        return python_needed(self.needs)
+
+    @property
     def runnable(self) -> bool:
-        return not self.needs
+        return not self.needs or bool(self.python)
 
     def home(self, page_home: str) -> str:
         """The release it must do what it promises with: its `since`, else the page's home."""

@@ -65,7 +65,10 @@ class ExampleCaptions:
             what += f"; written for torch {escape(a.since)} and later"
         if a.recompiles == examples.RECOMPILES:
             what += "; recompiles as its inputs change"
-        if a.needs:
+        python = examples.python_needed(a.needs)
+        if python:
+            what += f"; run with Python {escape(python)}"
+        elif a.needs:
             # Never run: what it should do is the author's word, not an outcome.
             needs = escape(examples.needs_label(a.needs))
             caption = (
@@ -82,6 +85,7 @@ class ExampleCaptions:
             a.fullgraph,
             a.since,
             a.recompiles,
+            a.needs,
         )
         caption = f"{what} · {self.outcomes((gb_id, digest), a.kind)}"
         return FenceView(caption, shown.code, shown.added)
@@ -106,4 +110,12 @@ class ExampleCaptions:
             else:
                 css = "verified" if outcome == record.passing(kind) else "unverified"
             parts.append(f'<span class="{css}">{escape(release)} {escape(said)}</span>')
+        # The backends a fix was also run with (CI: inductor with the newest release).
+        for key in sorted(row.outcomes, key=record.key_order):
+            release, backend = record.split_key(key)
+            if backend:
+                outcome = row.outcomes[key]
+                css = "verified" if outcome == record.passing(kind) else "unverified"
+                said = f"{release} with {backend}: {outcome.describe()}"
+                parts.append(f'<span class="{css}">{escape(said)}</span>')
         return '<span class="outcomes">torch ' + " · ".join(parts) + "</span>"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gbsite.config import Config
@@ -14,7 +14,7 @@ from gbsite.errors import GbsiteError, Problem, display_path
 from gbsite.examples import pages as pages_
 from gbsite.examples import record as rec
 from gbsite.examples import runner, torchenv, torchsource
-from gbsite.examples.annotations import REPRO, Block
+from gbsite.examples.annotations import DEFAULT_BACKEND, FIX, REPRO, Block
 from gbsite.examples.judging import Result
 from gbsite.examples.pages import Lifecycles, PageExamples
 from gbsite.examples.record import Record
@@ -40,9 +40,12 @@ class ExampleCheck:
     release: str
     blocks: int  # how many were run
     forked: bool
+    backend: str = ""  # the fixes' backend in this run, when not their own (record.BACKENDS)
     results: list[Checked] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # status blocks, then failed blocks
     notes: list[Problem] = field(default_factory=list)  # status blocks a later torch outdated
+    # Blocks not run: the Python they need was not found (one line each, with the reason).
+    skipped: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -65,6 +68,7 @@ class ExampleCheck:
             "ok": not self.problems,
             "torch": self.torch,
             "release": self.release,
+            **({"backend": self.backend} if self.backend else {}),
             "seconds": round(self.seconds, 2),
             "results": [
                 {
@@ -83,6 +87,7 @@ class ExampleCheck:
             ],
             "problems": [p.as_dict() for p in self.problems],
             "notes": [p.as_dict() for p in self.notes],
+            "skipped": [p.as_dict() for p in self.skipped],
         }
 
     def json(self) -> str:
@@ -92,26 +97,36 @@ class ExampleCheck:
 class Verdict:
     """Judges each run against the record: a block does what it promises with its home
     release (its page's, or its `since=`), and does again what the record says it did (unless
-    `accept`)."""
+    `accept`). With another `backend`, every fix must do what it promises."""
 
     def __init__(
-        self, record: rec.Record, release: str, lifecycles: Lifecycles, *, accept: bool
+        self,
+        record: rec.Record,
+        release: str,
+        lifecycles: Lifecycles,
+        *,
+        accept: bool,
+        backend: str = "",
     ) -> None:
         self.record, self.release, self.lifecycles = record, release, lifecycles
-        self.accept = accept
+        self.accept, self.backend = accept, backend
+        self.key = rec.run_key(release, backend)
 
     def __call__(self, r: Result) -> Checked:
         block = r.block
-        recorded = self.record.outcome(block.key, self.release)
+        recorded = self.record.outcome(block.key, self.key)
+        with_ = f"torch {self.release}" + (f" and {self.backend}" if self.backend else "")
         if r.outcome is None:
             return Checked(r, False, r.summary)
         if recorded is not None and recorded != r.outcome and not self.accept:
             return Checked(
                 r,
                 False,
-                f"recorded `{recorded}` with torch {self.release}, now `{r.outcome}`: "
+                f"recorded `{recorded}` with {with_}, now `{r.outcome}`: "
                 f"{r.summary} (if torch changed, re-record with --accept)",
             )
+        if self.backend and not r.passed:
+            return Checked(r, False, f"with {self.backend}: {r.summary}")
         if self.release == block.home(self.lifecycles.home(block.gb_id)) and not r.passed:
             return Checked(r, False, r.summary)
         if r.passed:
@@ -131,31 +146,33 @@ def check_examples(
     changed: bool = False,
     fresh: bool = False,
     accept: bool = False,
+    backend: str = "",
     started: Callable[[ExampleCheck], None] | None = None,
     progress: Callable[[Checked], None] | None = None,
 ) -> ExampleCheck:
     """Run the pages' blocks (all, or those of `ids`; with `changed`, only those without an
     outcome for this torch's release) with `python`'s torch, check the status blocks against
-    that torch, and record what the blocks did. One stage a function, in order."""
+    that torch, and record what the blocks did. With `backend`, run the fixes compiled with it
+    instead of their own, into the record's `RELEASE/BACKEND` column. One stage a function,
+    in order."""
     lifecycles = Lifecycles.of(reg, cfg.example_releases)
     every = pages_.load(cfg, lifecycles)
     chosen = _chosen(every, reg, ids)
     version, release, folder = _torch(python, lifecycles.releases)
     record = rec.read(cfg.verified_file)
-    blocks = _to_run(chosen, record, release, changed=changed)
-    check = ExampleCheck(version, release, len(blocks), not fresh and runner.can_fork())
-    check.problems, check.notes = _status_blocks(chosen, lifecycles, reg, folder, check)
+    blocks = _to_run(chosen, record, rec.run_key(release, backend), changed=changed)
+    if backend:
+        blocks = on_backend(blocks, backend)
+    check = ExampleCheck(version, release, len(blocks), not fresh and runner.can_fork(), backend)
+    if not backend:  # a run with another backend checks the blocks; the status blocks once
+        check.problems, check.notes = _status_blocks(chosen, lifecycles, reg, folder, check)
     if started is not None:
         started(check)
-    _run(
-        check,
-        blocks,
-        Verdict(record, release, lifecycles, accept=accept),
-        python,
-        jobs,
-        timeout,
-        progress,
-    )
+    verdict = Verdict(record, release, lifecycles, accept=accept, backend=backend)
+    clock = time.monotonic()
+    for group, python_of_group in _by_python(blocks, python, release, lifecycles, check):
+        _run(check, group, verdict, python_of_group, jobs, timeout, progress)
+    check.seconds = time.monotonic() - clock
     _store(cfg, lifecycles, check, every)
     check.problems += _failures(check)
     return check
@@ -194,6 +211,43 @@ def _to_run(
     return blocks
 
 
+def on_backend(blocks: list[Block], backend: str) -> list[Block]:
+    """The fixes compiled with torch.compile's default backend (eager), to run with `backend`
+    instead: what users run. A repro's break is Dynamo's, the same whatever the backend; a
+    fix with a backend of its own, or one that compiles by itself, runs as its page says."""
+    return [
+        replace(b, run_backend=backend)
+        for b in blocks
+        if b.kind == FIX and not b.script and b.backend == DEFAULT_BACKEND
+    ]
+
+
+def _by_python(
+    blocks: list[Block], python: str, release: str, lifecycles: Lifecycles, check: ExampleCheck
+) -> Iterable[tuple[list[Block], str]]:
+    """The blocks grouped by the interpreter they run with: `python` for most; for a block
+    that needs another Python (`needs=python:3.12`), the environment of this release with that
+    Python, made on first use. Blocks whose Python is not found are skipped, with a note."""
+    wanted: dict[str, list[Block]] = {}
+    for b in blocks:
+        wanted.setdefault(b.python, []).append(b)
+    for version, group in wanted.items():
+        if not version:
+            yield group, python
+            continue
+        try:
+            found = torchenv.python_for(
+                release, lifecycles.releases, python=version, current=python
+            )
+        except GbsiteError as exc:
+            check.skipped += [
+                Problem(f"{b.kind} not run with torch {release}: {exc}", b.path, b.line)
+                for b in group
+            ]
+            continue
+        yield group, found
+
+
 def _status_blocks(
     chosen: dict[str, PageExamples],
     lifecycles: Lifecycles,
@@ -228,14 +282,14 @@ def _run(
 
     def judged(r: Result) -> None:
         c = verdict(r)
+        if r.block.python:
+            c = replace(c, summary=f"{c.summary} (Python {r.block.python})")
         check.results.append(c)
         if progress is not None:
             progress(c)
 
-    clock = time.monotonic()
     if blocks:
         runner.run_all(blocks, python, jobs, timeout, judged, fresh=not check.forked)
-    check.seconds = time.monotonic() - clock
 
 
 def _store(
@@ -256,7 +310,7 @@ def _store(
         except GbsiteError:  # a page broken meanwhile: the blocks as this run read them
             return current_rows(read.values())
 
-    rec.store(cfg.verified_file, {check.release: outcomes}, now)
+    rec.store(cfg.verified_file, {rec.run_key(check.release, check.backend): outcomes}, now)
 
 
 def _failures(check: ExampleCheck) -> list[Problem]:

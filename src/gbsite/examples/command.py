@@ -35,8 +35,9 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
 
     def started(check: checking.ExampleCheck) -> None:
         how = "forked from one warm interpreter" if check.forked else "each in a fresh interpreter"
+        backend = f" and {check.backend}" if check.backend else ""
         say(
-            f"check --examples: {check.blocks} blocks with torch {check.torch}, {how}, "
+            f"check --examples: {check.blocks} blocks with torch {check.torch}{backend}, {how}, "
             f"{args.jobs} at a time",
             flush=True,
         )
@@ -61,6 +62,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
             changed=args.changed,
             fresh=args.fresh,
             accept=args.accept,
+            backend=args.backend or "",
             started=None if quiet else started,
             progress=None if quiet else progress,
         )
@@ -82,9 +84,10 @@ def _summary(cfg: Config, check: checking.ExampleCheck, format: str) -> None:
     """One torch's problems (with what each failed program printed), notes and figures."""
     failed, ran = len(check.failed), len(check.results)
     rate = f", {ran / check.seconds:.1f} blocks/s" if ran and check.seconds > 0 else ""
+    backend = f" with {check.backend}" if check.backend else ""
     summary = (
         f"check --examples: {ran - failed} passed, {failed} failed "
-        f"(torch {check.torch}, {check.seconds:.0f} s{rate}); status blocks: "
+        f"(torch {check.torch}{backend}, {check.seconds:.0f} s{rate}); status blocks: "
         f"{len(check.problems) - failed} problem(s); outcomes recorded in "
         f"{checking.record_path(cfg)}"
     )
@@ -92,7 +95,8 @@ def _summary(cfg: Config, check: checking.ExampleCheck, format: str) -> None:
         f"note: {note} (the page is checked with the first release that has its id)"
         for note in check.notes
     ]
-    report(check.problems, format, details=check.details, footer=[*notes, summary])
+    skipped = [f"note: {note}" for note in check.skipped]
+    report(check.problems, format, details=check.details, footer=[*notes, *skipped, summary])
 
 
 def coverage(cfg: Config, args: argparse.Namespace) -> int:

@@ -229,6 +229,9 @@ def execute(program: str, name: str, backend: str, mode: str) -> dict[str, Any]:
             import torch
 
             if backend == "inductor":  # the random numbers eager draws
+                driver_server.quiet_cuda_home()
+                import torch._inductor.config
+
                 torch._inductor.config.fallback_random = True
             compiled_value = torch.compile(value, fullgraph=mode == "compiled", backend=backend)
             return counted(compiled_value, result, values)
@@ -303,6 +306,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
-        driver_server.serve(run_job)
+        driver_server.serve(run_job, warm=sys.argv[2:])
     else:
         main()

@@ -34,8 +34,25 @@ else:  # run by driver.py as a script: its folder is sys.path[0], gbsite may not
 Run = Callable[[dict[str, Any], int], None]
 
 
-def warm_up() -> None:
-    """Pay Dynamo's first-use imports once, in the server, instead of once per block."""
+def quiet_cuda_home() -> None:
+    """Import what Inductor's C++ code generation imports, without the warning a CUDA build of
+    torch logs on import where a CUDA toolkit is installed but no GPU runs ("No CUDA runtime is
+    found, using CUDA_HOME=..."): it is about the machine, not the example, and a fix must
+    leave stderr empty."""
+    import logging
+
+    log = logging.getLogger("torch.utils.cpp_extension")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        import torch.utils.cpp_extension  # noqa: F401 - for its import-time warning only
+    finally:
+        log.setLevel(level)
+
+
+def warm_up(backends: list[str]) -> None:
+    """Pay Dynamo's first-use imports once, in the server, instead of once per block; and
+    those of the `backends` the jobs will compile with (inductor: its code generation)."""
     import torch
 
     # OpenMP's thread pool does not survive a fork: the server and its children use one thread,
@@ -52,6 +69,15 @@ def warm_up() -> None:
             return torch.relu(self.linear(x)).sum()
 
     torch.compile(Warm(), fullgraph=True, backend="eager")(torch.randn(2, 4))
+    for backend in backends:
+        if backend == "inductor":
+            quiet_cuda_home()
+        # No autograd: its engine's threads would not survive the fork (torch refuses to run
+        # backward in a child of a process that has used them).
+        with torch.no_grad():
+            torch.compile(lambda x: torch.relu(x).sum(), fullgraph=True, backend=backend)(
+                torch.randn(2, 4)
+            )
 
     def breaks(x: Any) -> Any:
         print(end="")  # a graph break: loads the registry and the error formatting
@@ -91,8 +117,9 @@ def child(job: dict[str, Any], result_fd: int, run: Run) -> None:
     run(job, result_fd)
 
 
-def serve(run: Run) -> None:
-    """Serve jobs until stdin closes, each run by `run` in a forked child."""
+def serve(run: Run, warm: list[str]) -> None:
+    """Serve jobs until stdin closes, each run by `run` in a forked child; `warm`: the
+    backends other than eager that they compile with."""
     import selectors
     import signal
     import tempfile
@@ -108,7 +135,7 @@ def serve(run: Run) -> None:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)  # Ctrl-C reaches gbsite too: the runs die with us
     try:
-        warm_up()
+        warm_up(warm)
         import torch
 
         version = torch.__version__

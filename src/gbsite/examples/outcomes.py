@@ -11,6 +11,9 @@ is the JSON of `check --examples --format json` for one release, with a format t
                   "details": "", "seconds": 0.4}, ...],
      "problems": [...], "notes": [...]}
 
+A run with another backend (`--backend inductor`) says so in `"backend"`; its file is
+`outcomes-RELEASE-BACKEND.json` and its outcomes go to the record under `RELEASE/BACKEND`.
+
 Each outcome is its text (ExampleCheck.as_dict writes str(outcome); read() parses it back to a
 vocabulary.Outcome). Only blocks that passed the check are recorded; a failed block is reported,
 and stays without an outcome (its page pending) until it is fixed and run again.
@@ -33,8 +36,8 @@ FORMAT = "gbsite-outcomes/1"
 MAX_BYTES = 64 * 1024 * 1024  # a run of every block with long failures is well under 10 MB
 
 
-def file_name(release: str) -> str:
-    return f"outcomes-{release}.json"
+def file_name(release: str, backend: str = "") -> str:
+    return f"outcomes-{release}{'-' + backend if backend else ''}.json"
 
 
 def write(folder: Path, data: dict[str, object], root: Path) -> Path:
@@ -45,7 +48,7 @@ def write(folder: Path, data: dict[str, object], root: Path) -> Path:
         with contextlib.suppress(ValueError):  # outside the project: kept as it is
             item["path"] = Path(item["path"]).resolve().relative_to(root).as_posix()
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / file_name(str(data["release"]))
+    path = folder / file_name(str(data["release"]), str(data.get("backend") or ""))
     text = json.dumps({"format": FORMAT, **data}, indent=1, ensure_ascii=False) + "\n"
     write_atomic(path, text.encode("utf-8"))
     return path
@@ -80,6 +83,12 @@ class Run:
     blocks: tuple[BlockRun, ...]
     problems: tuple[str, ...]  # status blocks and failed blocks, as `path:line: message`
     seconds: float
+    backend: str = ""  # the fixes were run with it instead of their own (record.BACKENDS)
+
+    @property
+    def key(self) -> str:
+        """Where its outcomes go in the record's rows."""
+        return rec.run_key(self.release, self.backend)
 
 
 def _bad(path: Path, why: str) -> GbsiteError:
@@ -107,6 +116,9 @@ def read(path: Path) -> Run:
     results, problems = data.get("results"), data.get("problems", [])
     if not isinstance(release, str) or not isinstance(torch, str):
         raise _bad(path, "`release` and `torch` are strings")
+    backend = data.get("backend") or ""
+    if backend not in ("", *rec.BACKENDS):
+        raise _bad(path, f"`backend` is one of {', '.join(rec.BACKENDS)}")
     if not isinstance(results, list) or not isinstance(problems, list):
         raise _bad(path, "`results` and `problems` are lists")
     blocks = []
@@ -124,6 +136,7 @@ def read(path: Path) -> Run:
         tuple(blocks),
         tuple(said),
         float(seconds) if isinstance(seconds, int | float) else 0.0,
+        backend,
     )
 
 
@@ -211,19 +224,19 @@ def merge_runs(
             if block.key not in current:
                 stale += 1
                 continue
-            said = recorded.setdefault(run.release, {})
-            other = came_from.get((run.release, block.key))
+            said = recorded.setdefault(run.key, {})
+            other = came_from.get((run.key, block.key))
             if other is not None and said[block.key] != block.outcome:
                 problems.append(
                     Problem(
                         f"{block.path}:{block.line}: {block.kind} `{block.outcome}` with torch "
-                        f"{run.release}, but `{said[block.key]}` in {other.path.name}",
+                        f"{run.key}, but `{said[block.key]}` in {other.path.name}",
                         run.path,
                     )
                 )
                 continue
             said[block.key] = block.outcome
-            came_from[run.release, block.key] = run
+            came_from[run.key, block.key] = run
     if problems:
         raise GbsiteError(problems)
     return Merge(list(runs), recorded, stale, failed)

@@ -60,6 +60,32 @@ HEADER = (
 )
 
 
+# Backends a fix is also run with (`check --examples --backend NAME`), besides its own: their
+# outcomes are recorded under `RELEASE/NAME` (`2.15.0/inductor: runs`), beside the release's.
+BACKENDS = ("inductor", "aot_eager")
+
+
+def run_key(release: str, backend: str = "") -> str:
+    """Where a run's outcomes go in a row: the release, or `release/backend`."""
+    return f"{release}/{backend}" if backend else release
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """`2.15.0/inductor` -> (`2.15.0`, `inductor`); `2.15.0` -> (`2.15.0`, "")."""
+    release, _, backend = key.partition("/")
+    return release, backend
+
+
+def valid_key(key: str) -> bool:
+    release, backend = split_key(key)
+    return releases.is_release(release) and (not backend or backend in BACKENDS)
+
+
+def key_order(key: str) -> tuple[tuple[int, ...], str]:
+    release, backend = split_key(key)
+    return releases.order(release), backend
+
+
 def passing(kind: str) -> Outcome:
     """The outcome a block promises: a repro breaks with its page's id, a fix runs, a gb-wrong
     shows the wrong value."""
@@ -97,6 +123,7 @@ class Record:
     rows: dict[Key, Row]
 
     def outcome(self, key: Key, release: str) -> Outcome | None:
+        """With `release` (or a run key: `2.15.0/inductor`)."""
         row = self.rows.get(key)
         return row.outcomes.get(release) if row else None
 
@@ -233,8 +260,11 @@ def _row(path: Path, n: int, item: object, where: yamlio.Locator) -> Row:
         raise bad("outcomes is a mapping of release to outcome", "outcomes")
     parsed: dict[str, Outcome] = {}
     for release, text in outcomes.items():
-        if not isinstance(release, str) or not releases.is_release(release):
-            raise bad(f"{str(release)[:40]!r} is not a release such as 2.13.0", "outcomes")
+        if not isinstance(release, str) or not valid_key(release):
+            raise bad(
+                f"{str(release)[:40]!r} is not a release such as 2.13.0 (or 2.15.0/inductor)",
+                "outcomes",
+            )
         outcome = Outcome.parse(text) if isinstance(text, str) else None
         if outcome is None:
             raise bad(f"unknown outcome {str(text)[:60]!r}", "outcomes", release)
@@ -269,7 +299,7 @@ def write(path: Path, record: Record) -> bool:
             "id": row.id,
             "kind": row.kind,
             "sha256": row.sha256,
-            "outcomes": {r: str(row.outcomes[r]) for r in sorted(row.outcomes, key=releases.order)},
+            "outcomes": {r: str(row.outcomes[r]) for r in sorted(row.outcomes, key=key_order)},
         }
         # By page; within one, as the rows come (updated(): as the page has its blocks; read():
         # as the file has them), so that a read and a write change nothing.

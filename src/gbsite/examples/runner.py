@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -41,6 +41,9 @@ def example_env() -> dict[str, str]:
     # CPU only, reproducible hashing, and one OpenMP thread: a forked child cannot use the
     # server's thread pool, and tiny examples gain nothing from threads.
     env.update(PYTHONHASHSEED="0", CUDA_VISIBLE_DEVICES="", OMP_NUM_THREADS="1")
+    # Inductor compiles in this process, not in a pool of workers that the server would start
+    # and its forked children could not use (they hang waiting for it).
+    env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
     return env
 
 
@@ -87,7 +90,7 @@ class Run:
             "stdout": str(self.stdout),
             "stderr": str(self.stderr),
             "name": self.block.compile_name,
-            "backend": self.block.backend,
+            "backend": self.block.runs_with,
             "mode": self.mode,
             "timeout": timeout,
         }
@@ -154,11 +157,11 @@ class ServerStopped(Exception):
 class ForkServer:
     """driver.py --serve under `python`: jobs in on its stdin, ends out on its stdout."""
 
-    def __init__(self, python: str, timeout: float) -> None:
+    def __init__(self, python: str, timeout: float, warm: Sequence[str] = ()) -> None:
         self.timeout = timeout
         try:
             self.proc = subprocess.Popen(
-                [python, str(DRIVER), "--serve"],
+                [python, str(DRIVER), "--serve", *warm],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -221,7 +224,9 @@ def _forked(runs: list[Run], python: str, jobs: int, timeout: float) -> Iterator
     """Runs `jobs` at a time in a fork server. When the server dies (a block killed it), a new
     one takes over; the runs it had are run again one at a time, and a run that was alone with
     it when it died is the one that killed it: it fails."""
-    server = ForkServer(python, timeout)
+    # The backends other than eager the runs compile with, warmed up in the server too.
+    warm = sorted({run.block.runs_with for run in runs} - {examples.DEFAULT_BACKEND})
+    server = ForkServer(python, timeout, warm)
     done = False
     try:
         by_key = {run.key: run for run in runs}
@@ -252,7 +257,7 @@ def _forked(runs: list[Run], python: str, jobs: int, timeout: float) -> Iterator
                     else:
                         suspects.insert(0, run)
                 started.clear()
-                server = ForkServer(python, timeout)
+                server = ForkServer(python, timeout, warm)
                 continue
             key = str(end["key"])
             seconds = time.monotonic() - started.pop(key)
@@ -290,7 +295,7 @@ def _fresh_one(run: Run, python: str, timeout: float) -> Ended:
         run.stderr.open("wb") as err,
     ):
         argv = [python, str(DRIVER), str(run.program), str(result.fileno())]
-        argv += [run.block.compile_name, run.block.backend, run.mode]
+        argv += [run.block.compile_name, run.block.runs_with, run.mode]
         try:
             proc = subprocess.Popen(
                 argv,

@@ -1,7 +1,8 @@
 """Status blocks: a page's declaration of a state that no run example can show.
 
-    environment  reachable only with a CUDA device, several processes, another package or a newer
-                 Python: the blocks carry `needs=` and are shown, not run
+    environment  reachable only with a CUDA device, several processes, or another package: the
+                 blocks carry `needs=` and are shown, not run (a block that needs a newer
+                 Python runs with it, and its page is verified like any other)
     internal     no user program reaches it; the page cites the torch file and function
     unraised     the registry keeps it, but nothing in torch raises it any more
 
@@ -36,7 +37,7 @@ from pathlib import Path
 from gbsite import releases
 from gbsite.docs.files import Doc
 from gbsite.errors import GbsiteError
-from gbsite.examples.annotations import NEEDS_HELP, valid_needs
+from gbsite.examples.annotations import NEEDS_HELP, python_needed, valid_needs
 from gbsite.examples.vocabulary import DECLARED, LATER, State
 from gbsite.registry.model import GB_ID
 from gbsite.releases import order
@@ -175,6 +176,11 @@ def read_declaration(
     needs = fields.get("needs") or None
     if needs is not None and not valid_needs(needs):
         raise problem(f"`needs: {needs}`: {NEEDS_HELP}")
+    if needs is not None and python_needed(needs):
+        raise problem(
+            f"`needs: {needs}`: a block that needs another Python runs with it, and the page "
+            "is verified by its runs: remove the status block"
+        )
     replaced = fields.get("replaced-by") or None
     if replaced is not None and (not GB_ID.fullmatch(replaced) or replaced not in known):
         raise problem(f"`replaced-by: {replaced}` is not an id of the registry")

@@ -10,6 +10,10 @@ next run removes what an interrupted one left.
 the default one: CI sets PyTorch's CPU wheel index (about 200 MB instead of a 5 GB CUDA build).
 pip then prefers its `2.13.0+cpu` to `2.13.0`; an index that cannot be reached is skipped with a
 notice, and the install goes on with the default index alone.
+
+A block that needs another Python (`needs=python:3.12`) runs in `torch/RELEASE-py3.12`, built
+with an interpreter of that version: `python3.12` on PATH, else the newest 3.12 that pyenv has
+(`$PYENV_ROOT/versions/3.12.*`). Such an environment is created only when a block needs it.
 """
 
 from __future__ import annotations
@@ -37,8 +41,16 @@ def cache_dir() -> Path:
     return cache_dir()
 
 
-def env_dir(release: str) -> Path:
-    return cache_dir() / "torch" / release
+def this_python() -> str:
+    """The version of the Python running gbsite, as blocks name one (`3.11`)."""
+    return f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def env_dir(release: str, python: str = "") -> Path:
+    """The environment of `release` with Python `python` ("" or this one's version: this
+    Python's)."""
+    name = release if python in ("", this_python()) else f"{release}-py{python}"
+    return cache_dir() / "torch" / name
 
 
 def env_python(folder: Path) -> Path:
@@ -126,27 +138,70 @@ def reachable(url: str, timeout: float = PROBE_SECONDS) -> str | None:
         return " ".join(str(reason).split())[:200] or type(exc).__name__
 
 
+@functools.cache
+def version_of(python: str) -> str | None:
+    """`3.12` for an interpreter of Python 3.12; None for what does not run (a pyenv shim of a
+    version that is not selected answers with an error)."""
+    try:
+        proc = subprocess.run(
+            [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def _pyenv_candidates(version: str) -> list[Path]:
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    found = [
+        p / "bin" / f"python{version}"
+        for p in root.glob(f"{version}.*")
+        if p.name.removeprefix(f"{version}.").isdigit()  # 3.12.1, not 3.12-dev or 3.12.1t
+    ]
+    return sorted(found, key=lambda p: int(p.parent.parent.name.rsplit(".", 1)[1]), reverse=True)
+
+
+def interpreter(version: str) -> str:
+    """A Python `version` interpreter to build environments with; none found is an error that
+    says where it was looked for."""
+    if version == this_python():
+        return sys.executable
+    named = shutil.which(f"python{version}")
+    for candidate in ([named] if named else []) + [str(p) for p in _pyenv_candidates(version)]:
+        if version_of(candidate) == version:
+            return candidate
+    raise GbsiteError(
+        f"no Python {version} found (python{version} on PATH, or pyenv's "
+        f"versions/{version}.*): install it to run the blocks that need it"
+    )
+
+
 def python_for(
     release: str,
     releases: tuple[str, ...],
     *,
+    python: str = "",
     current: str = sys.executable,
     say: Callable[[str], None] = _say,
     index: str | None = None,
 ) -> str:
-    """A Python whose torch is `release`: this one when its torch is that release, else the
-    cached environment, created on first use."""
+    """A Python whose torch is `release`, of version `python` ("": any): `current` when it
+    fits, else the cached environment, created on first use."""
     if release not in releases:
         raise GbsiteError(
             f"torch {release} is not a release of the examples ({', '.join(releases)}): "
             "use one of those or `all`, or add it to [examples] releases in gbsite.toml"
         )
-    if _release_here(current) == release:
+    if _release_here(current) == release and (not python or version_of(current) == python):
         return current
-    folder = env_dir(release)
-    python = env_python(folder)
-    if python.exists():
-        return str(python)
+    folder = env_dir(release, python)
+    found = env_python(folder)
+    if found.exists():
+        return str(found)
+    base = interpreter(python) if python else sys.executable
     index = index if index is not None else os.environ.get(INDEX_ENV) or None
     if index is not None and (why := reachable(index)) is not None:
         say(
@@ -154,26 +209,31 @@ def python_for(
             "from the default index"
         )
         index = None
-    create(release, folder, say, index)
-    return str(python)
+    create(release, folder, say, index, base=base)
+    return str(found)
 
 
 def create(
-    release: str, folder: Path, say: Callable[[str], None], index: str | None = None
+    release: str,
+    folder: Path,
+    say: Callable[[str], None],
+    index: str | None = None,
+    *,
+    base: str = sys.executable,
 ) -> None:
-    """Install torch==release (and PACKAGES) into a new environment at `folder`, from the
-    default package index and `index`, if given."""
+    """Install torch==release (and PACKAGES) into a new environment of the interpreter `base`
+    at `folder`, from the default package index and `index`, if given."""
     parent = folder.parent
     parent.mkdir(parents=True, exist_ok=True)
     remove_leftovers(parent)
-    partial = parent / f"{PARTIAL}{release}-{os.getpid()}"
+    partial = parent / f"{PARTIAL}{folder.name}-{os.getpid()}"
     size = "" if index else "; a CUDA build is about 5 GB and takes a few minutes"
     say(
         f"gbsite: creating an environment with torch {release} in {folder} (first use "
         f"only{size}{'; from ' + index + ' too' if index else ''})"
     )
     try:
-        _run([sys.executable, "-m", "venv", "--without-pip", str(partial)], release, folder)
+        _run([base, "-m", "venv", "--without-pip", str(partial)], release, folder)
         # pip of this Python installs into the new one; the version is exact, so constraints
         # files in the user's pip configuration (which may cap torch) cannot apply.
         env = {**os.environ, "PIP_CONSTRAINT": os.devnull}

@@ -244,13 +244,16 @@ def badge(
     with; `fixed`: the release from which its repro no longer breaks, and those it broke with
     (fixed_in); `page`: its blocks, to name those shown and not run."""
     d = covered.declaration
+    # Examples that need a newer Python ran with it: the reader's Python decides the break too.
+    pythons = sorted({b.python for b in page.blocks if b.python}) if page is not None else []
+    on = f" on Python {_and(pythons)} (older Pythons do not reach this break)" if pythons else ""
     if covered.status == State.FIXED and fixed is not None:
         since, broke_in = fixed
         return Badge(
             "fixed",
             f"Fixed in torch {since}",
             f"upgrading to torch {since} removes this break for code like the example below, "
-            f"which breaks with torch {_and(broke_in)}",
+            f"which breaks with torch {_and(broke_in)}{on}",
         )
     if covered.status == State.VERIFIED or (covered.status == State.NONE and verified_in):
         # Verified with an older torch but not the newest: each example's line says why.
@@ -258,7 +261,7 @@ def badge(
             "verified",
             "Verified",
             f"the example below breaks and the fix runs without a break, with torch "
-            f"{_and(verified_in)}",
+            f"{_and(verified_in)}{on}",
         )
     if covered.status == State.PENDING and verified_in:
         # Verified with an older torch, not run with this one yet: both are true.
@@ -266,7 +269,7 @@ def badge(
             "verified",
             "Verified",
             f"the example below breaks and the fix runs without a break, with torch "
-            f"{_and(verified_in)}; not run with torch {release} yet",
+            f"{_and(verified_in)}{on}; not run with torch {release} yet",
         )
     if covered.status == State.PENDING:
         return Badge(
