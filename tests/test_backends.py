@@ -183,3 +183,17 @@ def test_a_fix_compiled_with_real_inductor_is_compared_with_eager() -> None:
     [result] = runner.run_all([replace(fix, run_backend="inductor")], torch_python(), 1, 300)
     assert result.passed, result
     assert result.summary.endswith("the same values as eager (2 calls, 1 gradients)"), result
+
+
+def test_what_torch_logs_while_a_backend_compiles_is_not_the_fixs_stderr() -> None:
+    from gbsite.examples.judging import backend_logs
+
+    torch_log = (
+        "W1128 04:17:21.374000 9427 torch/_inductor/codecache.py:1146] [0/0] Traceback:\n"
+        "W1128 04:17:21.374000 9427 torch/_inductor/codecache.py:1146] [0/0]   File x\n"
+        "/venv/site-packages/torch/_functorch/autograd_cache.py:798: UserWarning: no hash\n"
+        "  warn_once(\n"
+    )
+    own = "/tmp/run/example.py:7: UserWarning: the fix's own warning\n  warnings.warn(x)\n"
+    assert backend_logs(torch_log) == ""
+    assert backend_logs(torch_log + own + "printed to stderr\n") == own + "printed to stderr\n"

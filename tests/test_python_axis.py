@@ -179,3 +179,15 @@ def test_a_status_block_cannot_declare_a_python(project: Project) -> None:
         f"gb0025.md:{line_of(path, 'gb-status')}: `needs: python:3.12`: a block that needs "
         "another Python runs with it" in result.out + result.err
     )
+
+
+def test_ci_installs_the_pythons_the_blocks_need(project: Project) -> None:
+    """`gbsite ci pythons`: what setup-python installs in the examples jobs, this Python last
+    (setup-python makes the last one `python`)."""
+    page(project, "GB0025", NEEDS_312)
+    here = torchenv.this_python()
+    lines = project.run("ci", "pythons").out.split()
+    assert lines[-1] == here and "3.12" in lines
+    assert len(lines) == len(set(lines))
+    releases = json.loads(project.run("ci", "releases").out)
+    assert project.run("ci", "releases", "--newest").out.strip() == releases[-1]

@@ -318,8 +318,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
         return p.add_argument
 
-    job("releases", "gbsite.ci:releases", "print the releases of the examples as a JSON list "
-        "(the matrix of the examples jobs)")
+    add = job("releases", "gbsite.ci:releases", "print the releases of the examples as a JSON "
+        "list (the matrix of the examples jobs)")
+    add("--newest", action="store_true", help="print the newest release alone (the one whose "
+        "fixes CI also runs with inductor)")
+    job("pythons", "gbsite.ci:pythons", "print the Python versions the examples run with, one "
+        "a line, this Python's last (for setup-python in the examples jobs)")
     add = job("merge", "gbsite.ci:merge", "merge the outcomes files that `gbsite check "
         "--examples --outcomes DIR` wrote (one per release, each job's) into "
         "docs/verified-examples.yaml, and summarise them")

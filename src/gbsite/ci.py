@@ -34,8 +34,22 @@ from gbsite.registry.model import Registry
 
 
 def releases(cfg: Config, args: argparse.Namespace) -> int:
-    """The releases of the examples as a JSON list, for a GitHub Actions matrix."""
-    print(json.dumps(list(cfg.example_releases)))
+    """The releases of the examples as a JSON list, for a GitHub Actions matrix; or the newest."""
+    found = list(cfg.example_releases)
+    print(found[-1] if args.newest else json.dumps(found))
+    return 0
+
+
+def pythons(cfg: Config, args: argparse.Namespace) -> int:
+    """The Pythons the blocks need (`needs=python:3.N`), then this one: what setup-python
+    installs in the examples jobs, its last line becoming the default `python`."""
+    from gbsite.examples import torchenv
+
+    reg = registry.load(cfg.registry_dir)
+    pages = examples.load(cfg, examples.Lifecycles.of(reg, cfg.example_releases))
+    here = torchenv.this_python()
+    needed = {b.python for p in pages.values() for b in p.blocks if b.python} - {here}
+    print("\n".join([*sorted(needed, key=lambda v: tuple(map(int, v.split(".")))), here]))
     return 0
 
 

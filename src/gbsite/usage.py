@@ -52,6 +52,7 @@ _NEEDS: tuple[tuple[str, str, str, Callable[[argparse.Namespace], bool], str], .
             ("ids", "ids (GBxxxx)"),
             ("torch", "--torch"),
             ("python", "--python"),
+            ("backend", "--backend"),
             ("accept", "--accept"),
             ("jobs", "--jobs"),
             ("timeout", "--timeout"),

@@ -50,14 +50,19 @@ class Result:
     outcome: Outcome | None = None  # for the record (record.py); None when the process failed
 
 
-# A line torch's own loggers write (glog's form: level, date, time, thread, torch file).
-_TORCH_LOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/\S+\] .*$", re.M)
+# A line torch's own loggers write (glog's form: level, date, time, thread, torch file), and a
+# Python warning issued in torch's own files (with the source line Python prints under it).
+_TORCH_LOG = re.compile(
+    r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/\S+\] .*\n?"
+    r"|^\S*/torch/\S+\.py:\d+: \w*Warning: .*\n(?:  .*\n?)?",
+    re.M,
+)
 
 
 def backend_logs(stderr: str) -> str:
-    """stderr without what torch logs while a backend other than the fix's own compiles
-    (Inductor's cache warnings, say): the fix's code was held to an empty stderr in its own
-    run; a backend's log says nothing about it."""
+    """stderr without what torch itself logs or warns while a backend other than the fix's
+    own compiles (Inductor's cache warnings, say): the fix's code was held to an empty stderr
+    in its own run; a backend's log says nothing about it."""
     return _TORCH_LOG.sub("", stderr)
 
 
