@@ -111,10 +111,10 @@ class ExampleCaptions:
                 css = "verified" if outcome == record.passing(kind) else "unverified"
             parts.append(f'<span class="{css}">{escape(release)} {escape(said)}</span>')
         # The backends a fix was also run with (CI: inductor with the newest release).
-        for key in sorted(row.outcomes, key=record.key_order):
-            release, backend = record.split_key(key)
+        for column in sorted(row.outcomes, key=record.key_order):
+            release, backend = record.split_key(column)
             if backend:
-                outcome = row.outcomes[key]
+                outcome = row.outcomes[column]
                 css = "verified" if outcome == record.passing(kind) else "unverified"
                 said = f"{release} with {backend}: {outcome.describe()}"
                 parts.append(f'<span class="{css}">{escape(said)}</span>')
