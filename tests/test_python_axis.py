@@ -1,7 +1,7 @@
-"""Python as an axis of the examples: a block with `needs=python:3.N` runs with an interpreter of
-that version, in a torch environment of its own per release (torchenv.py), and its page is
-verified like any other; where no such interpreter is found, the block is skipped with a note
-and stays pending."""
+"""Python and the install as axes of the examples: a block with `needs=python:3.N` runs with an
+interpreter of that version, in a torch environment of its own per release (torchenv.py), and its
+page is verified like any other; where no such interpreter is found, the block is skipped with a
+note and stays pending. A block with `needs=without:NAME` runs where NAME cannot be imported."""
 
 from __future__ import annotations
 
@@ -191,3 +191,55 @@ def test_ci_installs_the_pythons_the_blocks_need(project: Project) -> None:
     assert len(lines) == len(set(lines))
     releases = json.loads(project.run("ci", "releases").out)
     assert project.run("ci", "releases", "--newest").out.strip() == releases[-1]
+
+
+# Breaks only where `fractions` cannot be imported: the checker hides it for this block alone.
+WITHOUT_FRACTIONS = """
+### Why this happens
+
+It needs an install without an optional package.
+
+```python gb-repro needs=without:fractions
+import torch
+
+
+def fn(x):
+    try:
+        import fractions  # noqa: F401
+    except ImportError:
+        if torch.compiling:
+            raise RuntimeError("For more details, please visit: https://x.io/gb/gb0025.html")
+    return x
+
+
+fn(1)
+```
+
+```python gb-fix
+import fractions
+
+
+def fn(x):
+    return fractions.Fraction(x, 2)
+
+
+fn(1)
+fn(3)
+```
+"""
+
+
+@pytest.mark.slow  # runs examples in child processes
+def test_a_block_that_needs_an_install_without_a_package_runs_without_it(
+    project: Project, tmp_path: Path
+) -> None:
+    python, _ = fake_torch(tmp_path / "torch")
+    path = page(project, "GB0025", WITHOUT_FRACTIONS)
+    result = project.run("check", "--examples", "GB0025", "--python", python)
+    said = result.out + result.err
+    assert result.code == 0, said
+    assert "2 passed, 0 failed" in said  # the fix, in the same run, still has the package
+    repro = next(b for b in examples.blocks_of("GB0025", docs.read(path)) if b.without)
+    assert repro.without == "fractions" and repro.runnable
+    runs = record.read(project.root / "docs" / "verified-examples.yaml")
+    assert runs.outcome(repro.key, "2.13.0") == record.BREAKS

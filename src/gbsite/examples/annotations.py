@@ -22,8 +22,9 @@ torch._dynamo.config.recompile_limit. It must do so with the page's home release
 (the oldest release of the examples with the id), or with RELEASE for a block written for a
 newer torch (`since=2.15.0`); with the other releases, what it did is recorded. A block with
 `needs=python:3.N` runs with that Python (torchenv.py finds the interpreter and keeps a torch
-environment per release and Python); one with another `needs=` (cuda, distributed,
-package:NAME, without:NAME) is shown and never run.
+environment per release and Python), one with `needs=without:NAME` in a fresh interpreter where
+NAME cannot be imported; one with another `needs=` (cuda, distributed, package:NAME) is shown
+and never run.
 A gb-wrong block (no options) documents a silent wrong result: a program, run as written like
 `compile=none`, that computes one value in plain PyTorch and with torch.compile and ends by
 asserting that the two differ; its assertion failing means that torch computes it right
@@ -137,8 +138,8 @@ def digest(
     needs: str = "",
 ) -> str:
     """Identifies a block's content: a record is valid only for this exact code and options
-    (and, for a fix, the rule it was judged by). Of `needs`, only a Python counts: the block
-    runs with it; the others are never run."""
+    (and, for a fix, the rule it was judged by). Of `needs`, a Python or a package it runs
+    without counts: the block runs so; the others are never run."""
     key = f"{kind}\0{compile_name}\0{backend}\0{code}"
     if kind == FIX and compile_name != SCRIPT:
         key += f"\0{_FIX_RULE}"
@@ -153,6 +154,8 @@ def digest(
         key += f"\0recompiles={recompiles}"
     if python := python_needed(needs):
         key += f"\0python={python}"
+    if needs.startswith("without:"):
+        key += f"\0{needs}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
@@ -218,8 +221,13 @@ class Block:
         return python_needed(self.needs)
 
     @property
+    def without(self) -> str:
+        """A package its program runs without (`needs=without:numpy`), hidden by the driver."""
+        return self.needs.removeprefix("without:") if self.needs.startswith("without:") else ""
+
+    @property
     def runnable(self) -> bool:
-        return not self.needs or bool(self.python)
+        return not self.needs or bool(self.python or self.without)
 
     def home(self, page_home: str) -> str:
         """The release it must do what it promises with: its `since`, else the page's home."""

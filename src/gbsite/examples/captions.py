@@ -68,6 +68,8 @@ class ExampleCaptions:
         python = examples.python_needed(a.needs)
         if python:
             what += f"; run with Python {escape(python)}"
+        elif a.needs.startswith("without:"):
+            what += f"; run without {escape(a.needs.removeprefix('without:'))} installed"
         elif a.needs:
             # Never run: what it should do is the author's word, not an outcome.
             needs = escape(examples.needs_label(a.needs))

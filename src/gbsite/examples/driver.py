@@ -300,6 +300,10 @@ def run_job(job: dict[str, Any], result_fd: int) -> None:
 
 
 def main() -> None:
+    # needs=without:NAME: the program runs as on an install without NAME, hidden before torch
+    # (or anything) imports it; torch then takes its paths for a missing package.
+    for missing in filter(None, os.environ.get("GBSITE_WITHOUT", "").split(",")):
+        sys.modules[missing] = None  # type: ignore[assignment]
     program, result_fd, name, backend, mode = sys.argv[1:6]
     run_and_report(program, name, backend, mode, int(result_fd))
 

@@ -151,7 +151,9 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
             f"raised {raised}; a gb-fix must run without any graph break",
             message[:1500],
         )
-    stderr = backend_logs(run.stderr) if block.run_backend else run.stderr
+    # What torch itself logs while another backend compiles, or warns on an install without
+    # an optional package, is about those, not about the fix's code.
+    stderr = backend_logs(run.stderr) if block.run_backend or block.without else run.stderr
     if stderr.strip():
         return result(
             error, "the program wrote to stderr; a fix must run cleanly", run.stderr[-1500:]

@@ -13,6 +13,7 @@ compiled (judging.judge). A `compile=none` block is run once, as written (mode "
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -33,11 +34,16 @@ from gbsite.examples.annotations import Block
 from gbsite.examples.judging import Result, RunOutput, judge
 
 DRIVER = Path(__file__).with_name("driver.py")
+WITHOUT_ENV = "GBSITE_WITHOUT"  # driver.py reads it: the package to hide
 QUIET_ENV = ("TORCH_LOGS", "TORCHDYNAMO_VERBOSE", "TORCH_COMPILE_DEBUG", "TORCHDYNAMO_DISABLE")
 
 
-def example_env() -> dict[str, str]:
+def example_env(without: str = "") -> dict[str, str]:
+    """The environment of a run; `without`: a package its program must not find
+    (needs=without:NAME), which the driver hides before anything imports it."""
     env = {k: v for k, v in os.environ.items() if k not in QUIET_ENV}
+    if without:
+        env[WITHOUT_ENV] = without
     # CPU only, reproducible hashing, and one OpenMP thread: a forked child cannot use the
     # server's thread pool, and tiny examples gain nothing from threads.
     env.update(PYTHONHASHSEED="0", CUDA_VISIBLE_DEVICES="", OMP_NUM_THREADS="1")
@@ -300,7 +306,7 @@ def _fresh_one(run: Run, python: str, timeout: float) -> Ended:
             proc = subprocess.Popen(
                 argv,
                 cwd=run.folder,
-                env=example_env(),
+                env=example_env(run.block.without),
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
@@ -379,7 +385,13 @@ def run_all(
     with tempfile.TemporaryDirectory(prefix="gbsite-examples-") as tmp, _reaping():
         runs = plan(blocks, Path(tmp))
         expected = Counter(run.index for run in runs)  # runs of each block
-        ends = (_fresh if fresh or not can_fork() else _forked)(runs, python, jobs, timeout)
+        # A run that must not find a package starts afresh: the fork server imported it.
+        forked = [r for r in runs if not r.block.without] if can_fork() and not fresh else []
+        alone = [r for r in runs if r not in forked]
+        ends = itertools.chain(
+            _forked(forked, python, jobs, timeout) if forked else (),
+            _fresh(alone, python, jobs, timeout) if alone else (),
+        )
         pending: dict[int, dict[Mode, Ended]] = {}
         for ended in ends:
             n = ended.run.index

@@ -2,7 +2,8 @@
 
     environment  reachable only with a CUDA device, several processes, or another package: the
                  blocks carry `needs=` and are shown, not run (a block that needs a newer
-                 Python runs with it, and its page is verified like any other)
+                 Python, or an install without a package, runs so, and its page is verified
+                 like any other)
     internal     no user program reaches it; the page cites the torch file and function
     unraised     the registry keeps it, but nothing in torch raises it any more
 
@@ -176,10 +177,11 @@ def read_declaration(
     needs = fields.get("needs") or None
     if needs is not None and not valid_needs(needs):
         raise problem(f"`needs: {needs}`: {NEEDS_HELP}")
-    if needs is not None and python_needed(needs):
+    if needs is not None and (python_needed(needs) or needs.startswith("without:")):
+        what = "another Python runs with it" if python_needed(needs) else "no package runs so"
         raise problem(
-            f"`needs: {needs}`: a block that needs another Python runs with it, and the page "
-            "is verified by its runs: remove the status block"
+            f"`needs: {needs}`: a block that needs {what}, and the page is verified by its "
+            "runs: remove the status block"
         )
     replaced = fields.get("replaced-by") or None
     if replaced is not None and (not GB_ID.fullmatch(replaced) or replaced not in known):

@@ -247,6 +247,8 @@ def badge(
     # Examples that need a newer Python ran with it: the reader's Python decides the break too.
     pythons = sorted({b.python for b in page.blocks if b.python}) if page is not None else []
     on = f" on Python {_and(pythons)} (older Pythons do not reach this break)" if pythons else ""
+    missing = sorted({b.without for b in page.blocks if b.without}) if page is not None else []
+    on += f" on an install without {_and(missing)}" if missing else ""
     if covered.status == State.FIXED and fixed is not None:
         since, broke_in = fixed
         return Badge(
