@@ -66,6 +66,20 @@ def backend_logs(stderr: str) -> str:
     return _TORCH_LOG.sub("", stderr)
 
 
+def once(block: Block, outcome: dict[str, Any]) -> str:
+    """Why a repro that ran without a break says nothing yet ("" if it does): it called its
+    function once. That a newer torch compiles the first call does not show that it fixes the
+    break: a second call with other inputs may break again (with another id, say)."""
+    calls = outcome.get("calls")
+    if block.script or calls is None or calls >= MIN_CALLS:
+        return ""
+    return (
+        f"ran without a graph break, having called `{block.compile_name}` once; a repro that "
+        f"stops breaking must have called it at least {MIN_CALLS} times, with inputs that "
+        "differ, before its page may say that this torch fixes the break: add a second call"
+    )
+
+
 def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None = None) -> Result:
     """Did the program do what its annotation promises, and what did it do (its outcome for
     the record)? `eager`: a repro's uncompiled run."""
@@ -124,6 +138,8 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
             )
         logged = "\n".join(str(m) for m in outcome.get("logged") or [])
         found = linked_ids(logged)
+        if not found and once(block, outcome):
+            return result(record.ONCE, once(block, outcome))
         if block.gb_id not in found:
             return result(
                 record.other_break(found) if found else record.NO_BREAK,
@@ -133,6 +149,8 @@ def judge(block: Block, run: RunOutput, seconds: float, eager: RunOutput | None 
         return repro_broke(f"logs {block.gb_id} as a graph break")
     if block.kind == REPRO:
         if outcome["status"] != "raised":
+            if once(block, outcome):
+                return result(record.ONCE, once(block, outcome))
             return result(
                 record.NO_BREAK,
                 f"ran without a graph break (expected {block.gb_id}); with this torch "

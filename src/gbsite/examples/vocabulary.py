@@ -39,7 +39,8 @@ class Did(StrEnum):
     BREAKS = "breaks"
     NO_BREAK = "no-break"  # a gb-repro compiled and ran to the end: this torch does not break
     RUNS = "runs"  # a gb-fix ran to the end without a graph break, calling the compiled code twice+
-    ONCE = "once"  # a gb-fix ran without a graph break but called the compiled code only once
+    ONCE = "once"  # ran without a graph break but called the compiled code only once (a fix, or
+    # a repro that no longer breaks: neither says anything yet)
     RECOMPILES = "recompiles"  # a gb-fix recompiled more than once, and its fence does not say so
     # Broke as promised (a repro) or ran without a break (a fix), but fails without
     # torch.compile as well.
