@@ -181,6 +181,16 @@ def test_eager_raises_option(fake_python: str) -> None:
     )
 
 
+def test_a_repro_that_stops_breaking_must_have_called_twice(fake_python: str) -> None:
+    """A newer torch that compiles a repro's first call has not been shown to fix the break
+    (a second call with other inputs may break again): once is `once`, twice is `no-break`."""
+    once = run_one(block("gb-repro", "def fn(x):\n    return x\nfn(1)\n"), fake_python)
+    assert once.outcome == record.ONCE and not once.passed
+    assert "having called `fn` once" in once.summary and "add a second call" in once.summary
+    twice = run_one(block("gb-repro", "def fn(x):\n    return x\nfn(1)\nfn(2)\n"), fake_python)
+    assert twice.outcome == record.NO_BREAK
+
+
 def test_compile_option_names_the_callable(fake_python: str) -> None:
     code = "class M:\n    def __call__(self):\n        return 1\nmodel = M()\nmodel()\nmodel()\n"
     assert run_one(block("gb-fix", code, compile_name="model"), fake_python).passed
