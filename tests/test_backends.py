@@ -1,7 +1,8 @@
 """The backend users run: `check --examples --backend inductor` runs the fixes compiled with it
 instead of eager, each to compute what eager computes; the outcomes go to the record's
 `RELEASE/BACKEND` column, CI's outcomes files carry it through `ci merge`, and the pages show it
-beside the release's outcomes."""
+beside the release's outcomes. A fix the backend cannot run fails until its failure is
+accepted (`--accept`), after its page says so."""
 
 from __future__ import annotations
 
@@ -96,10 +97,17 @@ def test_fixes_run_with_inductor_must_do_what_they_promise_with_it(
         k: r.outcomes.get("2.13.0") for k, r in before.rows.items()
     }
     # --changed runs only the fixes without an inductor outcome: the wrong one again.
-    again = project.run(
-        "check", "--examples", "GB0025", "--python", python, "--backend", "inductor", "--changed"
-    )
-    assert "1 blocks with torch 2.13.0+fake and inductor" in again.out + again.err
+    args = ("check", "--examples", "GB0025", "--python", python, "--backend", "inductor")
+    again = project.run(*args, "--changed")
+    assert again.code == 1 and "1 blocks with torch 2.13.0+fake and inductor" in again.out
+    # Once its page says that inductor cannot do it, the failure is recorded with --accept,
+    # shown beside the release's outcome, and a later run holds the fix to it.
+    assert project.run(*args, "--accept").code == 0
+    failed = record.read(file).outcome(wrong.key, "2.13.0/inductor")
+    assert failed is not None and failed != record.RUNS
+    later = project.run(*args)
+    assert later.code == 0, later.out
+    assert "with torch 2.13.0 and inductor (recorded)" in later.out
 
 
 def test_the_record_keeps_a_column_per_backend(tmp_path: Path) -> None:

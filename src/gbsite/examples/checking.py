@@ -125,13 +125,20 @@ class Verdict:
                 f"recorded `{recorded}` with {with_}, now `{r.outcome}`: "
                 f"{r.summary} (if torch changed, re-record with --accept)",
             )
-        if self.backend and not r.passed:
-            return Checked(r, False, f"with {self.backend}: {r.summary}")
-        if self.release == block.home(self.lifecycles.home(block.gb_id)) and not r.passed:
+        if self.backend and not r.passed and recorded is None and not self.accept:
+            # Recorded only once accepted: the page must then say what the backend does.
+            return Checked(
+                r,
+                False,
+                f"with {self.backend}: {r.summary} (if {self.backend} cannot do it, say so on "
+                "the page and record it with --accept)",
+            )
+        home = self.release == block.home(self.lifecycles.home(block.gb_id))
+        if home and not self.backend and not r.passed:
             return Checked(r, False, r.summary)
         if r.passed:
             return Checked(r, True, r.summary)
-        said = f"{r.outcome.describe()} with torch {self.release} (recorded)"
+        said = f"{r.outcome.describe()} with {with_} (recorded)"
         return Checked(r, True, f"{said}: {r.summary}")
 
 
