@@ -6,6 +6,7 @@ accepted (`--accept`), after its page says so."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -108,6 +109,14 @@ def test_fixes_run_with_inductor_must_do_what_they_promise_with_it(
     later = project.run(*args)
     assert later.code == 0, later.out
     assert "with torch 2.13.0 and inductor (recorded)" in later.out
+    # Coverage counts the fixes by what they did with the backend.
+    found = json.loads(project.run("coverage", "--release", "2.13.0", "--format", "json").out)
+    counts = found["backends"]["inductor"]
+    assert counts["passed"] >= 1 and counts["failed"] == 1
+    assert (
+        "gb-fix blocks compiled with inductor: "
+        in project.run("coverage", "--release", "2.13.0").out
+    )
 
 
 def test_the_record_keeps_a_column_per_backend(tmp_path: Path) -> None:

@@ -126,6 +126,7 @@ def _coverage_json(found: Coverage) -> str:
             "release": found.release,
             "total": len(found.states),
             "counts": found.counts,
+            "backends": found.backends(),
             "ids": [s.as_dict() for s in found.states],
             "repeated_paragraphs": [
                 {"text": text, "ids": ids} for text, ids in sorted(found.repeated.items())
@@ -150,6 +151,12 @@ def _coverage_text(found: Coverage, list_none: bool) -> str:
                 " ".join(ids), width=100, initial_indent="  ", subsequent_indent="  "
             )
             lines += ["", f"{state}:", wrapped]
+    for backend, n in found.backends().items():
+        lines += [
+            "",
+            f"gb-fix blocks compiled with {backend}: {n['passed']} do what eager does, "
+            f"{n['failed']} do not, {n['not run']} not run with it",
+        ]
     if found.thin:
         lines += ["", f"under {found.MIN_WORDS} words of prose: {' '.join(found.thin)}"]
     for text, ids in sorted(found.repeated.items()):

@@ -176,6 +176,28 @@ class Coverage:
         """The ids in each state, every state listed."""
         return {s: [c.id for c in self.states if c.status == s] for s in State}
 
+    def backends(self) -> dict[str, dict[str, int]]:
+        """For each backend the fixes were also run with on this release (inductor): how many
+        did what they promise (`passed`), how many did not (`failed`), how many were not run."""
+        from gbsite.examples import record
+
+        fixes = [b for c in self.states for b in c.blocks if b.kind == "gb-fix"]
+        columns = {
+            column
+            for b in fixes
+            for column, _ in b.outcomes
+            if record.split_key(column)[0] == self.release and "/" in column
+        }
+        found: dict[str, dict[str, int]] = {}
+        for column in sorted(columns):
+            said = [dict(b.outcomes).get(column) for b in fixes]
+            found[record.split_key(column)[1]] = {
+                "passed": sum(o == record.RUNS for o in said),
+                "failed": sum(o is not None and o != record.RUNS for o in said),
+                "not run": sum(o is None for o in said),
+            }
+        return found
+
 
 def coverage_of(cfg: Config, reg: Registry, release: str | None) -> Coverage:
     """The coverage of a release: an example release (2.14.1), or an imported one (2.14.0,
