@@ -43,13 +43,14 @@ def releases(cfg: Config, args: argparse.Namespace) -> int:
 def pythons(cfg: Config, args: argparse.Namespace) -> int:
     """The Pythons the blocks need (`needs=python:3.N`), then this one: what setup-python
     installs in the examples jobs, its last line becoming the default `python`."""
+    from gbsite import releases as releases_
     from gbsite.examples import torchenv
 
     reg = registry.load(cfg.registry_dir)
     pages = examples.load(cfg, examples.Lifecycles.of(reg, cfg.example_releases))
     here = torchenv.this_python()
     needed = {b.python for p in pages.values() for b in p.blocks if b.python} - {here}
-    print("\n".join([*sorted(needed, key=lambda v: tuple(map(int, v.split(".")))), here]))
+    print("\n".join([*sorted(needed, key=releases_.order), here]))
     return 0
 
 

@@ -181,7 +181,7 @@ class Coverage:
         did what they promise (`passed`), how many did not (`failed`), how many were not run."""
         from gbsite.examples import record
 
-        fixes = [b for c in self.states for b in c.blocks if b.kind == "gb-fix"]
+        fixes = [b for c in self.states for b in c.blocks if b.kind == FIX]
         columns = {
             column
             for b in fixes
