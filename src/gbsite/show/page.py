@@ -11,11 +11,13 @@ docs file are read, so that it answers at once.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gbsite.errors import GbsiteError
+from gbsite.examples.record import Key, Record, key_order, split_key
 
 if TYPE_CHECKING:
     from gbsite.config import Config
@@ -255,11 +257,21 @@ def _page(
             needs=b.needs,
             since=b.since,
             promise=runs.passing(b.kind),
-            outcomes=tuple((r, record.outcome(b.key, r)) for r in releases),
+            outcomes=tuple(
+                (r, record.outcome(b.key, r)) for r in _run_keys(record, b.key, releases)
+            ),
         )
         for b in page.blocks
     )
     return states, declared, title, why, examples
+
+
+def _run_keys(record: Record, key: Key, releases: Sequence[str]) -> list[str]:
+    """The releases, then the backend runs the record has for the block with one of them
+    (`2.15.0/inductor`): what the fix did with the backend users run, beside eager's."""
+    row = record.rows.get(key)
+    backends = [k for k in row.outcomes if "/" in k and split_key(k)[0] in releases] if row else []
+    return [*releases, *sorted(backends, key=key_order)]
 
 
 def _sections(doc: Doc) -> tuple[str | None, str, dict[int, tuple[str, str]]]:

@@ -155,7 +155,8 @@ def _example(example: Example, s: Style) -> list[str]:
         for release, outcome in example.outcomes:
             said = outcome.describe() if outcome else "not run yet"
             kept = outcome == example.promise
-            parts.append((s.good if kept else s.bad)(f"{release} {said}"))
+            run = release.replace("/", " with ")  # 2.15.0/inductor: 2.15.0 with inductor
+            parts.append((s.good if kept else s.bad)(f"{run} {said}"))
         out.append("  torch " + " · ".join(parts))
     if example.since:
         out.append(f"  written for torch {example.since} and later")
