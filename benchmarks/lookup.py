@@ -50,7 +50,16 @@ def timed(command: list[str], stdin: str | None, env: dict[str, str]) -> tuple[f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument(
+        "--corpus",
+        action="store_true",
+        help="instead of timing: score the lookup on tests/data/corpus/posts.json (right first, "
+        "by format and by family)",
+    )
     args = parser.parse_args()
+    if args.corpus:
+        corpus()
+        return
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     temp = Path(tempfile.mkdtemp(prefix="gbsite-lookup-"))
     try:
@@ -119,6 +128,35 @@ def run(
             f"{name:34} {wall * 1000:11.1f} ms {wall / base_wall:7.2f} "
             f"{cpu * 1000:10.1f} ms {cpu / max(base_cpu, 1e-9):7.2f}"
         )
+
+
+def corpus() -> None:
+    """Right first on the messages people posted, as `gbsite lookup` ranks them with the
+    checkout's registry, older wordings and adjacent messages; then the posts it misses."""
+    import json
+    from collections import Counter
+
+    from gbsite import config
+    from gbsite.search import cache
+    from gbsite.search.engine import find
+
+    posts = json.loads((ROOT / "tests" / "data" / "corpus" / "posts.json").read_text())["posts"]
+    _, built = cache.build(config.load(ROOT))
+    right: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    missed = []
+    for post in posts:
+        found = [m.entry.id for m in find(post["text"], built.entries).matches]
+        ok = bool(found) and found[0] in post["ids"]
+        for key in ("all", f"format {post['format']}", f"family {post['family']}"):
+            right[key] += ok
+            total[key] += 1
+        if not ok:
+            missed.append(f"  {post['url']}: {'/'.join(post['ids'])}, found {found[:3]}")
+    print(f"right first on {len(posts)} posts from {len({p['source'] for p in posts})} sources")
+    for key in sorted(total, key=lambda k: (k != "all", not k.startswith("format"), k)):
+        print(f"  {key:40} {right[key]:4}/{total[key]:<4} {right[key] / total[key]:6.1%}")
+    print("missed:", *missed, sep="\n")
 
 
 if __name__ == "__main__":

@@ -225,6 +225,8 @@ def history_site(tmp_path_factory: pytest.TempPathFactory, history_template: Pro
     shutil.copytree(history_template.root, proj.root, symlinks=True)
     shutil.rmtree(proj.root / "docs")
     shutil.copytree(REPO / "docs", proj.root / "docs")
+    for name in ("legacy-messages.json", "adjacent-messages.json"):  # older and adjacent texts
+        shutil.copy(REPO / "registry" / name, proj.registry / name)
     doc = proj.docs / "gb0025.md"
     doc.write_text(docs.with_block(doc.read_text(), INFO))
     # Docs of ids added since, and generated parts of texts changed since, are warnings only.

@@ -22,7 +22,21 @@ def lines(log: str, start: int, stop: int) -> str:
     return "".join((DATA / "logs" / log).read_text().splitlines(True)[start:stop])
 
 
-# (shape, text, id PyTorch linked for it)
+# A registry-era traceback whose `Unsupported: ...` line was not copied: its frames name
+# `call_function`, the start of an older message (torch 2.0 to 2.6), and only the explanation
+# and context of today's GB0007 follow.
+SKIPPED = [
+    'File "/opt/venv/lib/python3.11/site-packages/torch/_dynamo/variables/functions.py", line '
+    "1322, in call_function",
+    "    unimplemented_v2(",
+    "  Explanation: Dynamo developers have intentionally marked that the function `forward` in "
+    "file `/opt/venv/lib/python3.11/site-packages/foo/bar.py` should not be traced.",
+    "  Hint: Avoid calling the function `forward`.",
+    "",
+    "  Developer debug context: module: foo.bar, qualname: forward, skip reason: <missing reason>",
+]
+
+# (shape, text, id PyTorch linked for it, or the id the page explaining it has)
 CASES: list[tuple[str, str, str]] = [
     # 1. An uncaught exception's header line alone.
     (
@@ -61,6 +75,60 @@ CASES: list[tuple[str, str, str]] = [
         "`math.gcd.` This function is either a Python builtin (e.g. _warnings.warn) or a "
         "third-party C/C++ Python extension (perhaps created with pybind).\n",
         "GB0007",
+    ),
+    # 5. Today's registry text before an older wording (issue 43): a registry-era log whose
+    # traceback names `call_function` (the start of an older message) and whose header line
+    # was not copied, so only the explanation and context of today's text match.
+    ("registry first", "\n".join(SKIPPED) + "\n", "GB0007"),
+    # 6. Older messages whose arguments decide today's id (registry/adjacent-messages.json).
+    (
+        "older, its arguments",
+        "torch._dynamo.exc.Unsupported: call_function BuiltinVariable(print) "
+        "[ConstantVariable()] {}",
+        "GB0059",
+    ),
+    (
+        "older, its arguments",
+        "Unsupported: call_function BuiltinVariable(setattr) [TensorVariable(), "
+        "ConstantVariable(str: 'requires_grad'), ConstantVariable(bool: True)] {}",
+        "GB0206",
+    ),
+    (
+        "older, its arguments",
+        "torch._dynamo.exc.Unsupported: generic_jump DynamicShapeVariable()",
+        "GB0170",
+    ),
+    # 7. Warnings and exceptions printed beside a break, which its page explains.
+    (
+        "beside a break",
+        "W1128 12:00:00.123000 1234 torch/_dynamo/convert_frame.py:1995] torch._dynamo hit "
+        "config.recompile_limit (8)\n   function: 'forward' (/home/user/model.py:40)\n",
+        "GB0039",
+    ),
+    ("beside a break", "cache_size_limit reached", "GB0039"),
+    (
+        "beside a break",
+        "[rank1]:W1128 12:00:00.123000 1234 torch/_dynamo/variables/tensor.py:1762] Graph break "
+        "from `Tensor.item()`, consider setting:\n[rank1]:W1128     "
+        "torch._dynamo.config.capture_scalar_outputs = True\n",
+        "GB0124",
+    ),
+    ("beside a break", "DataDependentOutputException: aten._local_scalar_dense.default", "GB0033"),
+    ("beside a break", "torch._dynamo.exc.ObservedKeyError", "GB0088"),
+    # 8. Framings: a progress bar glued to the type's line; torch._dynamo.explain()'s output.
+    (
+        "progress bar",
+        "  0%|          | 0/100 [00:00<?, ?it/s]Attempted to call function marked as skipped\n"
+        "  Explanation: Dynamo developers have intentionally marked that the function `forward` "
+        "in file `/usr/lib/foo.py` should not be traced.\n",
+        "GB0007",
+    ),
+    (
+        "explain()",
+        "Graph Count: 2\nGraph Break Count: 1\nOp Count: 3\nBreak Reasons:\n  Break Reason 1:\n"
+        "    Reason: call_function BuiltinVariable(print) [ConstantVariable()] {}\n"
+        "    User Stack:\n      <FrameSummary file /home/user/model.py, line 5 in forward>\n",
+        "GB0059",
     ),
 ]
 

@@ -306,7 +306,9 @@ def parity_queries(entries: list[SearchEntry] | None = None) -> list[str]:
         text = log.read_text()
         unlinked = re.sub(r"https?://\S+", "", text)
         queries += [text, unlinked, re.sub(r"\s+", " ", unlinked)]
-    return queries
+    # The messages people posted (tests/test_corpus.py scores the CLI on them).
+    posts = json.loads((DATA / "corpus" / "posts.json").read_text())["posts"]
+    return queries + [post["text"] for post in posts]
 
 
 def browser_found(page: Any, queries: list[str], raw: Any = None) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ import lookup_shapes
 from conftest import DATA, REPO, Project, committed, labels
 from gbsite.registry import store as registry
 from gbsite.registry.views import entry_views
-from gbsite.search import index, logs, rules
+from gbsite.search import adjacent, index, legacy, logs, rules
 from gbsite.search.engine import find, kind_of, lookup
 from gbsite.search.model import Match, SearchEntry
 from gbsite.search.rules import NOTES
@@ -30,8 +30,18 @@ LOGS = sorted((DATA / "logs").glob("*.log"))
 
 @pytest.fixture(scope="module")
 def entries(history_registry: Path) -> list[SearchEntry]:
+    """The HISTORY registry's entries, with the committed older wordings and the messages that
+    lead to a page beside a break (the site's search index has them too)."""
     reg = registry.load(history_registry)
-    return index.entries_for(reg, entry_views(reg), {})
+    return index.entries_for(reg, entry_views(reg), {}, committed_aliases())
+
+
+def committed_aliases() -> dict[str, list[tuple[str, str]]]:
+    folder = REPO / "registry"
+    return adjacent.merged(
+        legacy.aliases(legacy.load(folder / legacy.FILE)),
+        adjacent.aliases(adjacent.load(folder / adjacent.FILE)),
+    )
 
 
 def ids(matches: list[Match]) -> list[str]:
@@ -231,6 +241,83 @@ def test_log_shapes_without_an_explanation(
     assert ids(lookup(text, entries))[:1] == [expected]
 
 
+def test_a_registry_text_outranks_an_older_wording_which_follows_it(
+    entries: list[SearchEntry],
+) -> None:
+    """Today's texts first; the id an older message gives is shown after it, labelled, and
+    alone only when no text of today's registry matches."""
+    # A traceback frame `in call_function` is not the older message `call_function ...`.
+    assert ids(lookup("\n".join(lookup_shapes.SKIPPED) + "\n", entries)) == ["GB0007"]
+    both = "Unsupported: call_function GetAttrVariable(x) [] {}\n" + "\n".join(
+        lookup_shapes.SKIPPED[2:]
+    )
+    found = lookup(both, entries)
+    assert ids(found)[:2] == ["GB0007", "GB0147"]
+    assert "today it is" not in found[0].why and "today it is GB0147" in found[1].why
+    alone = lookup("torch._dynamo.exc.Unsupported: call_function GetAttrVariable(x) [] {}", entries)
+    assert ids(alone)[:1] == ["GB0147"] and "today it is GB0147" in alone[0].why
+    # An older message starts where an exception's message or a Reason does, not after the
+    # white space of a traceback line: `in call_function` alone names nothing.
+    frame = '  File "/x/torch/_dynamo/variables/base.py", line 9, in call_function\n'
+    assert lookup("Graph Break Reason: " + frame, entries) == []
+    # A quote: a registry text quoted is listed before an older wording quoted.
+    quoted = logs.lookup_quoted(
+        "I see call_function BuiltinVariable(print) and then "
+        "Failed to trace builtin operator in my run",
+        entries,
+    )
+    assert ids(quoted)[:1] == ["GB0059"]
+
+
+def test_an_ambiguous_message_shows_each_candidate(history_registry: Path, tmp_path: Path) -> None:
+    path = tmp_path / adjacent.FILE
+    row = {
+        "template": "frobnicated the widget {how}",
+        "ids": ["GB0059", "GB0007"],
+        "kind": "older",
+        "releases": ["2.3.1"],
+        "source": "torch/_dynamo/x.py (f)",
+        "why": "both sites raise it",
+    }
+    path.write_text(json.dumps({"messages": [row]}))
+    reg = registry.load(history_registry)
+    found = lookup(
+        "torch._dynamo.exc.Unsupported: frobnicated the widget twice",
+        index.entries_for(reg, entry_views(reg), {}, adjacent.aliases(adjacent.load(path))),
+    )
+    assert ids(found) == ["GB0007", "GB0059"]
+    assert all(m.why.endswith("today it is GB0059 or GB0007; one of 2 candidates)") for m in found)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"ids": ["GB59"]}, "must be a list of GBxxxx"),
+        ({"template": "{a} {b}"}, "too little fixed text"),
+        ({"kind": "rumour"}, "kind of"),
+        ({"releases": ["latest"]}, "must be a list of releases"),
+    ],
+)
+def test_a_broken_adjacent_messages_file_is_one_error_naming_it(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    row = {
+        "template": "torch._dynamo hit config.{x}",
+        "ids": ["GB0039"],
+        "kind": "warning",
+        "releases": ["2.13.0"],
+        "source": "torch/_dynamo/convert_frame.py (_compile)",
+        "why": "its break",
+    }
+    path = tmp_path / adjacent.FILE
+    path.write_text(json.dumps({"messages": [{**row, **change}]}))
+    from gbsite.errors import GbsiteError
+
+    with pytest.raises(GbsiteError) as caught:
+        adjacent.load(path)
+    assert str(caught.value).startswith(str(path)) and message in str(caught.value)
+
+
 SHAPES = {
     "header": "torch._dynamo.exc.Unsupported: {}\n",
     "reason": lookup_shapes.REASON + "{}\n",
@@ -270,6 +357,8 @@ def test_lookup_reads_the_built_index_while_it_is_fresh(
     than every registry and docs file; before a build and after an edit, the same index built
     from them and kept in the user's cache (search/cache.py)."""
     project = history
+    for name in (legacy.FILE, adjacent.FILE):  # the older and adjacent messages CASES use
+        shutil.copy(REPO / "registry" / name, project.registry / name)
     from gbsite.docs import files as docs
 
     cache = tmp_path / "cache"
@@ -418,7 +507,8 @@ def test_runtime_expressions_are_the_texts_the_registry_flags(entries: list[Sear
 def test_the_marks_the_parser_keys_on_are_markers() -> None:
     markers = rules.pattern("markers")
     for name, mark in rules.MARKS.items():
-        found = markers.search(f"xx {mark} about this graph break yy")
+        said = {"explain": "Break Reason 1:\n    Reason:"}.get(name, mark)  # a prefix: as printed
+        found = markers.search(f"xx {said} about this graph break yy")
         assert found and found.start() == 3 and found.group().startswith(mark), name
 
 
@@ -494,13 +584,14 @@ def test_the_pre_filter_leaves_out_no_match(entries: list[SearchEntry], record_t
     ]
     assert records
     for record in records:
+        # Today's registry texts: the best of every entry, the first of a tie.
         scored = [(logs.score_record(record, e), e.id) for e in entries]
-        best = max(scored, key=lambda s: s[0][0])
+        best = max(scored, key=lambda s: (s[0][0], s[0][2]))
         found = logs._best(record, entries, logs.candidates_for(entries))
         if best[0][0] >= rules.LOG_SCORES["threshold"]:
-            assert found is not None and (found.entry.id, found.score) == (best[1], best[0][0])
+            assert found and (found[0].entry.id, found[0].score) == (best[1], best[0][0])
         else:
-            assert found is None
+            assert all(m.why.endswith(")") for m in found)  # older wordings only, each noted
 
 
 def test_a_lookup_that_runs_out_of_time_says_how_far_it_got(entries: list[SearchEntry]) -> None:

@@ -138,27 +138,34 @@
     return found;
   }
 
-  var EMPTY = { loose: "", strict: "", bounds: Object.create(null), order: [], cuts: [] };
+  var EMPTY = { loose: "", strict: "", bounds: Object.create(null), order: [], cuts: [],
+                strong: Object.create(null), strongOrder: [] };
   function target(text, withBounds) {
     if (!text) return EMPTY;
     var out = loose(text), bounds = Object.create(null), order = [], m;
+    var strong = Object.create(null), strongOrder = [];
+    function sorted(set) { return Object.keys(set).map(Number).sort(function (a, b) { return a - b; }); }
     if (withBounds) {
-      bounds[0] = 1;
+      bounds[0] = strong[0] = 1;
       var removed = 0;
       rules.loose.lastIndex = 0;
       while ((m = rules.loose.exec(text))) {
         bounds[m.index - removed] = 1;
         removed += m[0].length;
       }
-      for (var i = 0; i < out.length; i++) if (rules.boundary.indexOf(out[i]) >= 0) bounds[i + 1] = 1;
-      order = Object.keys(bounds).map(Number).sort(function (a, b) { return a - b; });
+      for (var i = 0; i < out.length; i++) {
+        if (rules.boundary.indexOf(out[i]) >= 0) bounds[i + 1] = strong[i + 1] = 1;
+      }
+      order = sorted(bounds);
+      strongOrder = sorted(strong);
     }
     var cuts = [];
     if (hasCut(out)) {
       rules.cut.lastIndex = 0;
       while ((m = rules.cut.exec(out)) && cuts.length < rules.limits.cuts) cuts.push(m.index);
     }
-    return { loose: out, strict: text.replace(/\s+/g, ""), bounds: bounds, order: order, cuts: cuts };
+    return { loose: out, strict: text.replace(/\s+/g, ""), bounds: bounds, order: order, cuts: cuts,
+             strong: strong, strongOrder: strongOrder };
   }
 
   function restInOrder(parts, looseText, pos) {
@@ -169,9 +176,10 @@
     }
     return pos;
   }
-  function firstAtBound(part, t) {
+  function firstAtBound(part, t, bounds) {
+    bounds = bounds || t.bounds;
     var found = t.loose.indexOf(part);
-    while (found >= 0 && !t.bounds[found]) found = t.loose.indexOf(part, found + 1);
+    while (found >= 0 && !bounds[found]) found = t.loose.indexOf(part, found + 1);
     return found;
   }
 
@@ -187,7 +195,8 @@
       start = firstAtBound(parts[0], t);
       return start >= 0 && restInOrder(parts.slice(1), looseText, start + parts[0].length) >= 0;
     }
-    // suffix: ends at the end of the target, starts at a boundary
+    // suffix and header: ends at the end of the target, starts at a boundary
+    var bounds = mode === "header" ? t.strong : t.bounds;
     var last = parts[parts.length - 1], limit;
     if (text.openEnd) {
       limit = looseText.length;
@@ -195,14 +204,14 @@
       return false;
     } else {
       limit = looseText.length - last.length;
-      if (parts.length === 1) return text.openStart || !!t.bounds[limit];
+      if (parts.length === 1) return text.openStart || !!bounds[limit];
       parts = parts.slice(0, -1);
     }
     var end;
     if (text.openStart) {
       end = restInOrder(parts, looseText, 0);
     } else {
-      start = firstAtBound(parts[0], t);
+      start = firstAtBound(parts[0], t, bounds);
       end = start < 0 ? -1 : restInOrder(parts.slice(1), looseText, start + parts[0].length);
     }
     return end >= 0 && end <= limit;
@@ -232,7 +241,9 @@
     return t.cuts.some(function (cut) {
       var looseText = t.loose.slice(0, cut);
       if (mode === "prefix") return cutFrom(text, looseText, 0);
-      return t.order.some(function (bound) { return bound < cut && cutFrom(text, looseText, bound); });
+      return (mode === "header" ? t.strongOrder : t.order).some(function (bound) {
+        return bound < cut && cutFrom(text, looseText, bound);
+      });
     });
   }
 
@@ -346,7 +357,7 @@
   function recordsWithoutExplanations(text, marks) {
     var found = [], m, fieldChars = rules.limits.field_chars;
     marks.forEach(function (mark, i) {
-      if (mark.text !== rules.marks.reason) return;
+      if (mark.text !== rules.marks.reason && mark.text.indexOf(rules.marks.explain) !== 0) return;
       var end = reasonEnd(text, mark.end, marks[i + 1]);
       found.push([mark.index, LogRecord(squash(text.slice(mark.end, end)), "", "", "", null)]);
     });
@@ -397,11 +408,14 @@
     return [0, ""];
   }
 
-  function scoreRecord(entry, targets) {
-    var bestScore = 0, why = "", logScores = rules.logScores;
+  // How well the entry's texts of one tier match: today's registry texts, or (older) the
+  // wordings from before the registry.
+  function scoreRecord(entry, targets, older) {
+    var bestScore = 0, why = "", bestChars = 0, logScores = rules.logScores;
     entry.texts.forEach(function (text, n) {
-      var score = 0, reasons = [];
-      [[text.type, targets.before, "suffix", "type", "graph-break type"],
+      if (text.older !== older) return;
+      var score = 0, reasons = [], chars = 0;
+      [[text.type, targets.before, older ? "header" : "suffix", "type", "graph-break type"],
        [text.explanation, targets.explanation, "prefix", "explanation", "explanation"],
        [text.context, targets.context, "prefix", "context", "context"]].forEach(function (field) {
         var value = field[0], fieldTarget = field[1], mode = field[2], points = field[3], name = field[4];
@@ -409,6 +423,7 @@
         var found = part(value, fieldTarget, mode);
         if (!found[1]) return;
         score += logScores[points] - found[0];
+        chars += compileText(value).chars;
         reasons.push(found[1] === "cut" ? "start of the " + name : name);
       });
       var hits = targets.hints.loose ? text.hints.filter(function (hint) {
@@ -417,16 +432,18 @@
       }).length : 0;
       if (hits) { score += logScores.hint * hits; reasons.push("hints"); }
       if (score && n === 0) score += logScores.current;
-      if (score > bestScore) {
+      if (score && (score > bestScore || (score === bestScore && chars > bestChars))) {
         bestScore = score;
+        bestChars = chars;
         why = "matches the " + reasons.join(", ") + (text.period ? " (" + text.period + ")" : "");
       }
     });
     if (bestScore && entry.removed) bestScore -= logScores.removed;
-    return [bestScore, why];
+    return [bestScore, why, bestChars];
   }
 
-  // The entry that matches the record best, if it matches well enough.
+  // The entry whose registry texts match the record best, if one matches well enough; and the
+  // entry an older wording names, when it is another one (second), or alone.
   function best(record, data) {
     var recordTexts = [record.before, record.explanation, record.context, record.hints].map(loose);
     var starts = [];
@@ -435,13 +452,25 @@
         cutStarts(target(record.explanation), "prefix"), cutStarts(target(record.context), "prefix"));
     }
     var found = candidatesFor(data).of(recordTexts, starts);
-    if (!found.length) return null;
-    var targets = Targets(record), top = null;
-    found.forEach(function (i) {
-      var scored = scoreRecord(data.entries[i], targets);
-      if (scored[0] > (top ? top.score : 0)) top = { entry: data.entries[i], score: scored[0], why: scored[1] };
+    if (!found.length) return [];
+    var targets = Targets(record), tops = [];
+    [false, true].forEach(function (older) {
+      var scored = found.map(function (i) { return [scoreRecord(data.entries[i], targets, older), data.entries[i]]; });
+      var top = [0, 0];
+      scored.forEach(function (s) {
+        if (s[0][0] > top[0] || (s[0][0] === top[0] && s[0][2] > top[1])) top = [s[0][0], s[0][2]];
+      });
+      if (top[0] < rules.logScores.threshold) return;
+      // The best; for an older wording that several ids replaced, each of them (a tie).
+      scored.forEach(function (s) {
+        if (s[0][0] !== top[0] || s[0][2] !== top[1]) return;
+        if (tops.every(function (m) { return m.entry.id !== s[1].id; })) {
+          tops.push({ entry: s[1], score: s[0][0], why: s[0][1] });
+        }
+      });
+      if (!older && tops.length) tops = tops.slice(0, 1);
     });
-    return top && top.score >= rules.logScores.threshold ? top : null;
+    return tops;
   }
 
   // The time a lookup may take (limits "seconds"), and how far it got.
@@ -458,15 +487,17 @@
     var records = parseLog(text);
     for (var n = 0; n < records.length; n++) {
       if (budget.over()) { budget.stopped = [n, records.length]; break; }
-      var record = records[n], match = null;
+      var record = records[n], matched;
       if (record.urlId && byId[record.urlId]) {
-        match = { entry: byId[record.urlId], score: link, why: "the link in your log" };
+        matched = [{ entry: byId[record.urlId], score: link, why: "the link in your log" }];
       } else {
         var key = [record.before, record.explanation, record.hints, record.context].join("\u0000");
         if (!(key in scored)) scored[key] = best(record, data);
-        match = scored[key];
+        matched = scored[key];
       }
-      if (match && !seen[match.entry.id]) { seen[match.entry.id] = 1; found.push(match); }
+      matched.forEach(function (match) {
+        if (!seen[match.entry.id]) { seen[match.entry.id] = 1; found.push(match); }
+      });
     }
     // Links without a parsed record (a log cut short) still name their entries.
     linkedIds(text).forEach(function (id) {
@@ -503,19 +534,22 @@
             if (compiled.chars < limits.quote_min_chars || !matches(compiled, t, "any")) return;
             var score = logScores[points] + (n === 0 ? logScores.current : 0);
             if (!exact(compiled, t)) score -= logScores.loose;
-            if (!top || score > top.score || (score === top.score && compiled.chars > top.chars)) {
-              top = { score: score, chars: compiled.chars,
+            // A registry text before an older wording, then the higher score, the longer quote.
+            if (!top || (top.older && !textN.older) || (top.older === textN.older &&
+                (score > top.score || (score === top.score && compiled.chars > top.chars)))) {
+              top = { score: score, chars: compiled.chars, older: textN.older,
                       why: "quotes the " + name + (textN.period ? " (" + textN.period + ")" : "") };
             }
           });
       });
       if (top) {
         var score = top.score - (entry.removed ? logScores.removed : 0);
-        found.push({ chars: top.chars, match: { entry: entry, score: score, why: top.why } });
+        found.push({ chars: top.chars, older: top.older, match: { entry: entry, score: score, why: top.why } });
       }
     });
+    // Entries a registry text is quoted from first: an older wording's id follows them.
     found.sort(function (a, b) {
-      return b.match.score - a.match.score || b.chars - a.chars ||
+      return (a.older ? 1 : 0) - (b.older ? 1 : 0) || b.match.score - a.match.score || b.chars - a.chars ||
         (a.match.entry.id < b.match.entry.id ? -1 : 1);
     });
     return found.map(function (quote) { return quote.match; });
@@ -671,7 +705,8 @@
         id: row[0], slug: row[0].toLowerCase(), removed: !!row[1], categories: row[2],
         added: raw.releases[row[3]], hasInfo: !!row[4], info: raw.info[n],
         texts: row[5].map(function (text) {
-          return { type: text[0], explanation: text[1], context: text[2], hints: text[3], period: text[4] };
+          return { type: text[0], explanation: text[1], context: text[2], hints: text[3], period: text[4],
+                   older: text.length > 5 };
         }),
         keys: row[6]
       };

@@ -36,7 +36,17 @@ def key(cfg: Config) -> str:
     lines: list[str] = [cfg.site_url]
     # Not registry/snapshots (the import's sources) nor its schemas: the index never reads them.
     for base, names in (
-        (registry, ("sources.yaml", "categories.yaml", "legacy-messages.json", "gb", "resolved")),
+        (
+            registry,
+            (
+                "sources.yaml",
+                "categories.yaml",
+                "legacy-messages.json",
+                "adjacent-messages.json",
+                "gb",
+                "resolved",
+            ),
+        ),
         (cfg.docs_dir, ("",)),
         (_PACKAGE, _CODE),
     ):
@@ -115,7 +125,7 @@ def build(cfg: Config) -> tuple[str, SearchIndex]:
     from gbsite.registry import store
     from gbsite.registry.views import entry_views
     from gbsite.releases import order
-    from gbsite.search import index, legacy
+    from gbsite.search import adjacent, index, legacy
 
     reg = store.load(cfg.registry_dir)
     found, _ = docs.scan(cfg.docs_dir)
@@ -129,7 +139,10 @@ def build(cfg: Config) -> tuple[str, SearchIndex]:
             continue
         if doc.has_content:
             info[gb_id] = index.plain_markdown(doc.block)
-    older = legacy.aliases(legacy.load(cfg.registry_dir / legacy.FILE))
+    older = adjacent.merged(
+        legacy.aliases(legacy.load(cfg.registry_dir / legacy.FILE)),
+        adjacent.aliases(adjacent.load(cfg.registry_dir / adjacent.FILE)),
+    )
     entries = index.entries_for(reg, entry_views(reg), info, older)
     text = index.index_js(entries, [c.key for c in reg.categories], reg.labels)
     return text, index.SearchIndex(entries, max(reg.labels, key=order, default=""))

@@ -85,7 +85,7 @@ def entries_for(
             for t in view.resolved_wordings
         ]
         search_texts += [
-            SearchText(template, "", "", (), note)
+            SearchText(template, "", "", (), note, older=True)
             for template, note in (aliases or {}).get(view.id, ())
         ]
         entry = SearchEntry(
@@ -139,7 +139,18 @@ def index_js(
             sum(category_bit[c] for c in e.categories),
             release_index[e.added],
             1 if e.has_info else 0,
-            [[t.gb_type, t.explanation, t.context, list(t.hints), t.period] for t in e.texts],
+            # An older wording has a sixth item, 1.
+            [
+                [
+                    t.gb_type,
+                    t.explanation,
+                    t.context,
+                    list(t.hints),
+                    t.period,
+                    *([1] if t.older else []),
+                ]
+                for t in e.texts
+            ],
             e.keys or keys_of(e),  # the pre-filter's keys: made once, here, not per lookup
         ]
         for e in entries
@@ -208,7 +219,9 @@ def _parse_index(raw: bytes, info: bool) -> SearchIndex:
                 categories=by_mask[row[2]],
                 added=releases[row[3]],
                 has_info=bool(row[4]),
-                texts=tuple(SearchText(t[0], t[1], t[2], tuple(t[3]), t[4]) for t in row[5]),
+                texts=tuple(
+                    SearchText(t[0], t[1], t[2], tuple(t[3]), t[4], len(t) > 5) for t in row[5]
+                ),
                 info=infos[n] if infos else "",
                 keys=row[6],
             )

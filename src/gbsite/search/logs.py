@@ -119,7 +119,7 @@ def _records_without_explanations(text: str, marks: Sequence[re.Match[str]]) -> 
     type follows a blank line), each exception header, each Dynamo UserWarning."""
     found: list[tuple[int, LogRecord]] = []
     for i, m in enumerate(marks):
-        if m.group() == MARKS["reason"]:
+        if m.group() == MARKS["reason"] or m.group().startswith(MARKS["explain"]):
             end = _reason_end(text, m.end(), marks[i + 1 : i + 2])
             found.append((m.start(), LogRecord(_squash(text[m.end() : end]), "", "", "", None)))
     for m in pattern("exception_header").finditer(text):
@@ -186,20 +186,26 @@ def _part(text: str, t: Target, mode: str) -> tuple[float, str]:
 
 
 def score_record(
-    record: LogRecord, entry: SearchEntry, targets: _Targets | None = None
-) -> tuple[float, str]:
-    best, why = 0.0, ""
+    record: LogRecord, entry: SearchEntry, targets: _Targets | None = None, older: bool = False
+) -> tuple[float, str, int]:
+    """How well the entry's texts of one tier match the record: today's registry texts, or
+    (`older`) the wordings from before the registry; with the literal characters of the parts
+    that matched, which tell the more specific of two older wordings that score alike."""
+    best, why, best_chars = 0.0, "", 0
     t = targets or _Targets(record)
     for n, text in enumerate(entry.texts):
-        score, reasons = 0.0, []
+        if text.older != older:
+            continue
+        score, reasons, chars = 0.0, [], 0
         for value, target, mode, points, name in (
-            (text.gb_type, t.before, "suffix", "type", "graph-break type"),
+            (text.gb_type, t.before, "header" if older else "suffix", "type", "graph-break type"),
             (text.explanation, t.explanation, "prefix", "explanation", "explanation"),
             (text.context, t.context, "prefix", "context", "context"),
         ):
             penalty, how = _part(value, target, mode) if value and target.loose else (0.0, "")
             if how:
                 score += LOG_SCORES[points] - penalty
+                chars += match.compile_text(value).chars
                 reasons.append(f"start of the {name}" if how == "cut" else name)
         hits = 0
         for h in text.hints if t.hints.loose else ():
@@ -212,19 +218,19 @@ def score_record(
             reasons.append("hints")
         if score and n == 0:
             score += LOG_SCORES["current"]
-        if score > best:
-            best = score
+        if score and (score, chars) > (best, best_chars):
+            best, best_chars = score, chars
             period = f" ({text.period})" if text.period else ""
             why = "matches the " + ", ".join(reasons) + period
     if best and entry.removed:
         best -= LOG_SCORES["removed"]
-    return best, why
+    return best, why, best_chars
 
 
-def _best(
-    record: LogRecord, entries: Sequence[SearchEntry], candidates: Candidates
-) -> Match | None:
-    """The entry that matches the record best, if it matches well enough."""
+def _best(record: LogRecord, entries: Sequence[SearchEntry], candidates: Candidates) -> list[Match]:
+    """The entry whose registry texts match the record best, if one matches well enough; and
+    the entry an older wording names, when it is another one (shown second, its note saying
+    where the wording is from), or alone when no registry text matches."""
     # The pre-filter first, on the fields made loose (cheap): most records of a long log that
     # names no graph break end here, before their targets are made.
     fields = (record.before, record.explanation, record.context, record.hints)
@@ -236,16 +242,21 @@ def _best(
         starts += match.cut_starts(match.target(record.context), "prefix")
     found = candidates.of(texts, starts)
     if not found:
-        return None
+        return []
     t = _Targets(record)
-    best: tuple[float, str, SearchEntry] | None = None
-    for i in found:
-        score, why = score_record(record, entries[i], t)
-        if score > (best[0] if best else 0.0):
-            best = (score, why, entries[i])
-    if best and best[0] >= LOG_SCORES["threshold"]:
-        return Match(best[2], best[0], best[1])
-    return None
+    threshold = LOG_SCORES["threshold"]
+    tops: list[Match] = []
+    for older in (False, True):
+        scored = [(score_record(record, entries[i], t, older), entries[i]) for i in found]
+        top = max((s[:3:2] for s, _ in scored), default=(0.0, 0))
+        if top[0] < threshold:
+            continue
+        # The best; for an older wording that several ids replaced, each of them (a tie).
+        tied = [Match(e, s[0], s[1]) for s, e in scored if s[:3:2] == top]
+        tops += [m for m in tied if all(m.entry.id != k.entry.id for k in tops)]
+        if not older and tops:
+            tops = tops[:1]
+    return tops
 
 
 _candidates: list[tuple[Sequence[SearchEntry], Candidates]] = []
@@ -271,23 +282,24 @@ def lookup_log(
     link = LOG_SCORES["link"]
     matches: list[Match] = []
     seen: set[str] = set()
-    scored: dict[LogRecord, Match | None] = {}  # a log repeats its breaks: each scored once
+    scored: dict[LogRecord, list[Match]] = {}  # a log repeats its breaks: each scored once
     records = parse_log(text)
     for n, record in enumerate(records):
         if budget.over():
             budget.stopped = (n, len(records))
             break
-        found: Match | None = None
+        found: list[Match]
         if record.url_id and record.url_id in by_id:
-            found = Match(by_id[record.url_id], link, "the link in your log")
+            found = [Match(by_id[record.url_id], link, "the link in your log")]
         else:
             key = record._replace(url_id=None)
             if key not in scored:
                 scored[key] = _best(record, entries, candidates_for(entries))
             found = scored[key]
-        if found and found.entry.id not in seen:
-            seen.add(found.entry.id)
-            matches.append(found)
+        for m in found:
+            if m.entry.id not in seen:
+                seen.add(m.entry.id)
+                matches.append(m)
     # Links without a parsed record (a log cut short) still name their entries.
     for gb_id in linked_ids(text):
         if gb_id in by_id and gb_id not in seen:
@@ -309,10 +321,10 @@ def lookup_quoted(
     if (budget and budget.over()) or len(text) < LIMITS["quote_min_chars"]:
         return []
     t = match.target(prepare(text[: LIMITS["quote_chars"]]), bounds=True)
-    found: list[tuple[float, int, Match]] = []
+    found: list[tuple[bool, float, int, Match]] = []
     for i in candidates_for(entries).of([t.loose]):
         entry = entries[i]
-        best: tuple[float, int, str] | None = None
+        best: tuple[float, int, str, bool] | None = None
         for n, text_n in enumerate(entry.texts):
             for value, points, name in (
                 (text_n.gb_type, "type", "graph-break type"),
@@ -326,11 +338,15 @@ def lookup_quoted(
                 score = LOG_SCORES[points] + (LOG_SCORES["current"] if n == 0 else 0.0)
                 if not match.exact(compiled, t):
                     score -= LOG_SCORES["loose"]
-                if best is None or (score, compiled.chars) > best[:2]:
+                # A registry text before an older wording, then the higher score, then the
+                # longer quote.
+                mine = (not text_n.older, score, compiled.chars)
+                if best is None or mine > (not best[3], *best[:2]):
                     period = f" ({text_n.period})" if text_n.period else ""
-                    best = (score, compiled.chars, f"quotes the {name}{period}")
+                    best = (score, compiled.chars, f"quotes the {name}{period}", text_n.older)
         if best:
             score = best[0] - (LOG_SCORES["removed"] if entry.removed else 0.0)
-            found.append((score, best[1], Match(entry, score, best[2])))
-    found.sort(key=lambda f: (-f[0], -f[1], f[2].entry.id))
-    return [m for _, _, m in found]
+            found.append((best[3], score, best[1], Match(entry, score, best[2])))
+    # Entries a registry text is quoted from first: an older wording's id follows them.
+    found.sort(key=lambda f: (f[0], -f[1], -f[2], f[3].entry.id))
+    return [m for *_, m in found]

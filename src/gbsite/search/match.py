@@ -8,8 +8,11 @@ nothing is ever tried twice (the regexes this replaces backtracked, roughly O(n^
 repeats a template's parts out of order: issue 35).
 
 Modes: "suffix" (the type: at the end of the text before `Explanation:`, starting at the start,
-after white space or after one of rules.BOUNDARY), "prefix" (explanation and context: PyTorch
-appends details), "any" (hints; and quoted texts, which start at a boundary too).
+after white space or after one of rules.BOUNDARY), "header" (an older wording's type: the same,
+but starting at the start or after one of rules.BOUNDARY only, as an exception's message or a
+Reason does, not after the white space of a traceback line such as `in call_function`),
+"prefix" (explanation and context: PyTorch appends details), "any" (hints; and quoted texts,
+which start at a boundary too).
 
 A log text cut short (`...`) matches a registry text it is the start of (`cut_match`).
 
@@ -49,16 +52,24 @@ class Text:
 class Target:
     """A log's text, ready to be matched against."""
 
-    __slots__ = ("bounds", "cuts", "loose", "order", "strict")
+    __slots__ = ("bounds", "cuts", "loose", "order", "strict", "strong", "strong_order")
 
     def __init__(
-        self, loose: str, strict: str, bounds: Iterable[int], cuts: tuple[int, ...]
+        self,
+        loose: str,
+        strict: str,
+        bounds: Iterable[int],
+        cuts: tuple[int, ...],
+        strong: Iterable[int] = (),
     ) -> None:
         self.loose = loose
         self.strict = strict
         self.bounds = frozenset(bounds)  # positions in `loose` a type may start at
         self.order = tuple(sorted(self.bounds))  # the same, in order
         self.cuts = cuts  # positions in `loose` where the text was cut short (`...`)
+        # The bounds at the start or after one of BOUNDARY: where an older wording may start.
+        self.strong = frozenset(strong)
+        self.strong_order = tuple(sorted(self.strong))
 
 
 # The "loose" pattern's characters out (white space as str.split sees it, which is what the
@@ -119,17 +130,18 @@ def target(text: str, *, bounds: bool = False) -> Target:
         return EMPTY
     out = loose(text)
     found: set[int] = set()
+    strong: set[int] = set()
     if bounds:
-        found.add(0)
+        strong = {0, *(i + 1 for i, c in enumerate(out) if c in BOUNDARY)}
         removed = 0
         for m in pattern("loose").finditer(text):
             found.add(m.start() - removed)
             removed += m.end() - m.start()
-        found.update(i + 1 for i, c in enumerate(out) if c in BOUNDARY)
+        found |= strong
     cuts: tuple[int, ...] = ()
     if has_cut(out):
         cuts = tuple(m.start() for m in pattern("cut").finditer(out))[: LIMITS["cuts"]]
-    return Target(out, "".join(text.split()), found, cuts)
+    return Target(out, "".join(text.split()), found, cuts, strong)
 
 
 def _rest_in_order(parts: Sequence[str], target: str, pos: int) -> int:
@@ -142,10 +154,12 @@ def _rest_in_order(parts: Sequence[str], target: str, pos: int) -> int:
     return pos
 
 
-def _first_at_bound(part: str, t: Target) -> int:
-    """The earliest place of `part` in the target that is a boundary, or -1."""
+def _first_at_bound(part: str, t: Target, bounds: frozenset[int] | None = None) -> int:
+    """The earliest place of `part` in the target that is a boundary (of `bounds`, by default
+    the target's), or -1."""
+    bounds = t.bounds if bounds is None else bounds
     found = t.loose.find(part)
-    while found >= 0 and found not in t.bounds:
+    while found >= 0 and found not in bounds:
         found = t.loose.find(part, found + 1)
     return found
 
@@ -164,7 +178,8 @@ def matches(text: Text, t: Target, mode: str) -> bool:
     if mode == "any":
         start = _first_at_bound(parts[0], t)
         return start >= 0 and _rest_in_order(parts[1:], s, start + len(parts[0])) >= 0
-    # suffix: ends at the end of the target, starts at a boundary
+    # suffix and header: ends at the end of the target, starts at a boundary
+    bounds = t.strong if mode == "header" else t.bounds
     last = parts[-1]
     if text.open_end:
         limit = len(s)
@@ -173,12 +188,12 @@ def matches(text: Text, t: Target, mode: str) -> bool:
     else:
         limit = len(s) - len(last)
         if len(parts) == 1:
-            return text.open_start or limit in t.bounds
+            return text.open_start or limit in bounds
         parts = parts[:-1]
     if text.open_start:
         end = _rest_in_order(parts, s, 0)
     else:
-        start = _first_at_bound(parts[0], t)
+        start = _first_at_bound(parts[0], t, bounds)
         end = -1 if start < 0 else _rest_in_order(parts[1:], s, start + len(parts[0]))
     return 0 <= end <= limit
 
@@ -219,7 +234,11 @@ def cut_match(text: Text, t: Target, mode: str) -> bool:
         if mode == "prefix":
             if _cut_from(text, s, 0):
                 return True
-        elif any(_cut_from(text, s, b) for b in t.order if b < cut):
+        elif any(
+            _cut_from(text, s, b)
+            for b in (t.strong_order if mode == "header" else t.order)
+            if b < cut
+        ):
             return True
     return False
 

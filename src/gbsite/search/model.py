@@ -16,6 +16,9 @@ class SearchText(NamedTuple):
     context: str
     hints: tuple[str, ...]  # raw upstream hints without canned ones (categories cover those)
     period: str  # "" for the current text; "earlier wording: 2.8.0 to 2.13.0"; RUNTIME_PERIOD
+    # A wording from outside today's registry (a message of torch before 2.8): any match with a
+    # registry text outranks it, and it is shown beside that match, not instead of it.
+    older: bool = False
 
 
 class SearchEntry(NamedTuple):

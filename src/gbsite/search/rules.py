@@ -42,7 +42,8 @@ PATTERNS: dict[str, tuple[str, str]] = {
     "placeholder": (r"\{[^{}]*\}", ""),
     # Where the parts of a graph break's message start (MARKS names those the parser keys on).
     "markers": (
-        r"Graph Break Reason:|Explanation:|Hint:|Developer debug context:|For more details about "
+        r"Graph Break Reason:|Break Reason [0-9]{1,4}:[ \t]*\n?[ \t]*Reason:|"
+        r"Explanation:|Hint:|Developer debug context:|For more details about "
         r"this graph break|Graph break in user code at|Graph break \(user stack suppressed"
         r"[^)\n]{0,200}\) in user code at|User code traceback:|from user code:|"
         r"Set TORCHDYNAMO_VERBOSE",
@@ -74,11 +75,12 @@ PATTERNS: dict[str, tuple[str, str]] = {
 # `Explanation:` ("suffix"; it starts at the start, after white space or after one of
 # BOUNDARY), explanation and context at the start of theirs ("prefix"; PyTorch appends
 # details), hints anywhere ("any"). logs.py and search-engine.js implement the modes.
-BOUNDARY = ":'\"("
+BOUNDARY = ":'\"(]"  # "]": after a prefix glued to the text (`[00:00<?, ?it/s]Attempted...`)
 
 # What the log parser looks for among the markers.
 MARKS = {
     "reason": "Graph Break Reason:",
+    "explain": "Break Reason ",  # the start of a reason in torch._dynamo.explain()'s output
     "explanation": "Explanation:",
     "hint": "Hint:",
     "context": "Developer debug context:",

@@ -24,6 +24,7 @@ from gbsite.registry.model import Category, Entry, Registry
 from gbsite.registry.views import EntryView
 
 if TYPE_CHECKING:
+    from gbsite.search.adjacent import AdjacentMessage
     from gbsite.search.legacy import LegacyMessage
     from gbsite.site.inputs import Examples, Inputs
 
@@ -215,6 +216,7 @@ class SiteModel:
     not_found: NotFound
     has_info: dict[str, bool] = field(default_factory=dict)
     legacy: tuple[LegacyMessage, ...] = ()  # messages of torch before the registry
+    adjacent: tuple[AdjacentMessage, ...] = ()  # other messages that lead to a page
     index: tuple[IndexRow, ...] = ()  # the index's rows, in id order
     states: tuple[tuple[str, str], ...] = ()  # (state, title) of every state, for filters
 
@@ -522,6 +524,7 @@ def model(cfg: Config, inputs: Inputs, previous: SiteModel | None = None) -> Sit
         not_found=not_found(cfg, registry),
         has_info=has_info,
         legacy=inputs.legacy,
+        adjacent=inputs.adjacent,
         index=tuple(index_row(p, examples.releases) for p in entries),
         states=tuple((str(s), STATE_TEXT[s][0]) for s in State),
     )

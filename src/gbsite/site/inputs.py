@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
+    from gbsite.search.adjacent import AdjacentMessage
     from gbsite.search.legacy import LegacyMessage
 
 
@@ -37,3 +38,6 @@ class Inputs:
     docs: dict[str, Doc]  # by id: the docs files of ids the registry has
     examples: Examples  # each page's examples and status block, and the record of runs
     legacy: tuple[LegacyMessage, ...] = ()  # messages of torch before the registry (search.legacy)
+    adjacent: tuple[
+        AdjacentMessage, ...
+    ] = ()  # other messages that lead to a page (search.adjacent)

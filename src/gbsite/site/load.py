@@ -26,7 +26,7 @@ def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Pr
     from gbsite.examples.pages import Lifecycles
     from gbsite.registry import store
     from gbsite.registry.views import entry_views
-    from gbsite.search import legacy
+    from gbsite.search import adjacent, legacy
 
     if cache.shared is None:  # else: the registry, record and settings are those of last time
         registry = store.load(cfg.registry_dir, read=snapshot.read)
@@ -44,7 +44,8 @@ def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Pr
     releases = tuple(gb_releases.registry_labels(cfg.example_releases, registry.labels))
     examples = Examples(pages, runs, releases or (registry.labels[-1],))
     older = tuple(legacy.load(cfg.registry_dir / legacy.FILE, read=snapshot.read))
-    return Inputs(registry, views, docs, examples, older)
+    beside = tuple(adjacent.load(cfg.registry_dir / adjacent.FILE, read=snapshot.read))
+    return Inputs(registry, views, docs, examples, older, beside)
 
 
 def _load_docs(

@@ -62,7 +62,7 @@ class OutputFile:
 def plan(cfg: Config, site: SiteModel) -> list[OutputFile]:
     """Every file of the site, in the order a build renders them: the stylesheet and the 404
     page last, as they need the highlighting rules of every contributor block."""
-    from gbsite.search import legacy
+    from gbsite.search import adjacent, legacy
     from gbsite.site import exports
 
     entries = site.entries
@@ -70,6 +70,7 @@ def plan(cfg: Config, site: SiteModel) -> list[OutputFile]:
     searched = tuple((p.view.id, p.info_block) for p in entries)
     rows: list[OutputFile] = []
     older = legacy.by_id(site.legacy)
+    beside = adjacent.by_id(site.adjacent)
     for p in entries:
         rows.append(
             OutputFile(
@@ -77,7 +78,7 @@ def plan(cfg: Config, site: SiteModel) -> list[OutputFile]:
                 FileKind.ENTRY,
                 p,
                 "entry.html.j2",
-                {"page": p, "older": older.get(p.view.id, [])},
+                {"page": p, "older": older.get(p.view.id, []), "beside": beside.get(p.view.id, [])},
                 block=p.view.id if p.info_block is not None else None,
                 markdown=p.info_block,
             )
@@ -169,12 +170,12 @@ def _reader(path: Path) -> Callable[[], bytes]:
 
 def search_index(site: SiteModel) -> str:
     """assets/search-index.js: every entry's texts and contributed text, for the browser."""
+    from gbsite.search import adjacent, legacy
     from gbsite.search import index as search
-    from gbsite.search import legacy
 
     global _SEARCHED
     if _SEARCHED is None or _SEARCHED[0] is not site.registry:  # once per registry (serve)
-        older = legacy.aliases(site.legacy)
+        older = adjacent.merged(legacy.aliases(site.legacy), adjacent.aliases(site.adjacent))
         _SEARCHED = (site.registry, search.entries_for(site.registry, site.views, {}, older))
     info = {p.view.id: _searched_text(p.info_block) for p in site.entries if p.info_block}
     entries = [
