@@ -115,6 +115,22 @@ CASES: list[tuple[str, str, str]] = [
     ),
     ("beside a break", "DataDependentOutputException: aten._local_scalar_dense.default", "GB0033"),
     ("beside a break", "torch._dynamo.exc.ObservedKeyError", "GB0088"),
+    # An older message the mining mapped to another id, corrected by a row (GB0023 -> GB0156);
+    # one without placeholders, shorter than a template may be; torch 2.0 to 2.3's
+    # graph_breaks line, `Graph break: <message> from user code at:`.
+    (
+        "older, corrected",
+        "torch._dynamo.exc.Unsupported: call_method NNModuleVariable() eval [] {}\n",
+        "GB0156",
+    ),
+    ("older, a literal", "torch._dynamo.exc.Unsupported: generator\n", "GB0003"),
+    (
+        "older graph_breaks line",
+        "[2024-03-06 11:44:09,519] [15/0] torch._dynamo.symbolic_convert.__graph_breaks: [DEBUG] "
+        "Graph break: call_method UserDefinedObjectVariable(Config) get [ConstantVariable(str)] {} "
+        'from user code at:\n  File "/home/user/model.py", line 12, in forward\n',
+        "GB0156",
+    ),
     # 8. Framings: a progress bar glued to the type's line; torch._dynamo.explain()'s output.
     (
         "progress bar",

@@ -12,26 +12,23 @@ from collections import Counter
 import pytest
 
 from conftest import DATA, REPO, committed
-from gbsite.registry.views import entry_views
-from gbsite.search import adjacent, index, legacy
+from gbsite import config
+from gbsite.search import cache
 from gbsite.search.engine import find
 from gbsite.search.model import SearchEntry
 
 POSTS = json.loads((DATA / "corpus" / "posts.json").read_text())["posts"]
-# Right first, at least: a floor under today's share (issue 43 aims at 0.95), so a change that
-# loses posts fails; raise it as the lookup improves.
-FLOOR = 0.70
+# Right first, at least (issue 43's goal): a change that loses posts fails. A post that a change
+# of torch's messages or of the corpus makes a miss is a row to add to
+# registry/adjacent-messages.json (or a fix to the lookup), not a lower floor.
+FLOOR = 0.95
 
 
 @pytest.fixture(scope="module")
 def entries() -> list[SearchEntry]:
-    reg = committed()
-    folder = REPO / "registry"
-    older = adjacent.merged(
-        legacy.aliases(legacy.load(folder / legacy.FILE)),
-        adjacent.aliases(adjacent.load(folder / adjacent.FILE)),
-    )
-    return index.entries_for(reg, entry_views(reg), {}, older)
+    """What `gbsite lookup` searches in this checkout: the index made from the registry, the
+    older and adjacent messages and the pages' contributed text (search/cache.py)."""
+    return cache.build(config.load(REPO))[1].entries
 
 
 def test_every_post_is_cited_and_labelled_with_ids_the_registry_has() -> None:

@@ -289,6 +289,28 @@ def test_an_ambiguous_message_shows_each_candidate(history_registry: Path, tmp_p
     assert all(m.why.endswith("today it is GB0059 or GB0007; one of 2 candidates)") for m in found)
 
 
+def test_a_row_corrects_the_id_the_mining_gave_the_same_message() -> None:
+    """registry/adjacent-messages.json names GB0156 for `call_method {self} ...`, which the
+    older wordings' mining gave GB0023: the row alone stands, in search and on the pages."""
+    folder = REPO / "registry"
+    rows = adjacent.load(folder / adjacent.FILE)
+    older = legacy.aliases(legacy.load(folder / legacy.FILE))
+    template = "call_method {self} {name} {args} {kwargs}"
+    assert any(t == template for t, _ in older["GB0023"])
+    both = adjacent.merged(older, adjacent.aliases(rows))
+    assert all(t != template for t, _ in both.get("GB0023", []))
+    assert [t for t, _ in both["GB0156"]].count(template) == 1
+    assert template in adjacent.corrected(rows)
+
+
+def test_an_older_message_that_cannot_tell_its_ids_apart_lists_each(
+    entries: list[SearchEntry],
+) -> None:
+    found = lookup("torch._dynamo.exc.Unsupported: numpy.<function linspace at 0x7f00>()", entries)
+    assert ids(found) == ["GB0293", "GB0294"]
+    assert all("one of 2 candidates" in m.why for m in found)
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

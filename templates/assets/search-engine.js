@@ -80,6 +80,7 @@
       word: pattern("word", "g"),
       exceptionHeader: pattern("exception_header", "g"),
       userWarning: pattern("user_warning", "g"),
+      userCodeAt: pattern("user_code_at"),
       runtimeExpression: pattern("runtime_expression"),
       wordChars: raw.wordChars,
       boundary: raw.boundary,
@@ -115,8 +116,11 @@
   function loose(text) { return text.replace(rules.loose, ""); }
   function hasCut(looseText) { return looseText.indexOf("...") >= 0 || looseText.indexOf("\u2026") >= 0; }
 
-  function compileText(value) {
-    var found = rules.texts[value];
+  // Unless literal (an older or adjacent message), a text that is only a Python expression is
+  // not usable (match.compile_text).
+  function compileText(value, literal) {
+    var key = (literal ? "1" : "0") + value;
+    var found = rules.texts[key];
     if (!found) {
       var pieces = value.indexOf("{") >= 0 ? value.split(rules.placeholder) : [value];
       var loosePieces = pieces.map(loose);
@@ -127,11 +131,11 @@
         var solid = piece.replace(/\s+/g, "");
         if (loosePieces[i] && solid) strict.push(solid);
       });
-      found = rules.texts[value] = {
+      found = rules.texts[key] = {
         parts: parts, strict: strict,
         openStart: !loosePieces[0], openEnd: !loosePieces[loosePieces.length - 1],
         chars: parts.join("").length,
-        usable: !!parts.length && !rules.runtimeExpression.test(stripped) &&
+        usable: !!parts.length && (!!literal || !rules.runtimeExpression.test(stripped)) &&
           !!stripped.split(rules.placeholder).join("").trim()
       };
     }
@@ -357,6 +361,12 @@
   function recordsWithoutExplanations(text, marks) {
     var found = [], m, fieldChars = rules.limits.field_chars;
     marks.forEach(function (mark, i) {
+      if (mark.text === rules.marks.older_reason) { // the message, up to the user_code_at pattern
+        var line = text.slice(mark.end, lineEnd(text, mark.end, marks[i + 1]));
+        var said = squash(line.split(rules.userCodeAt)[0]);
+        if (said) found.push([mark.index, LogRecord(said, "", "", "", null)]);
+        return;
+      }
       if (mark.text !== rules.marks.reason && mark.text.indexOf(rules.marks.explain) !== 0) return;
       var end = reasonEnd(text, mark.end, marks[i + 1]);
       found.push([mark.index, LogRecord(squash(text.slice(mark.end, end)), "", "", "", null)]);
@@ -401,8 +411,8 @@
   }
 
   // [penalty, how]: how is "exact", "loose" or "cut", or "" when the text does not match.
-  function part(value, t, mode) {
-    var text = compileText(value), logScores = rules.logScores;
+  function part(value, t, mode, literal) {
+    var text = compileText(value, literal), logScores = rules.logScores;
     if (matches(text, t, mode)) return exact(text, t) ? [0, "exact"] : [logScores.loose, "loose"];
     if (mode !== "any" && cutMatch(text, t, mode)) return [logScores.cut, "cut"];
     return [0, ""];
@@ -420,10 +430,10 @@
        [text.context, targets.context, "prefix", "context", "context"]].forEach(function (field) {
         var value = field[0], fieldTarget = field[1], mode = field[2], points = field[3], name = field[4];
         if (!value || !fieldTarget.loose) return;
-        var found = part(value, fieldTarget, mode);
+        var found = part(value, fieldTarget, mode, older);
         if (!found[1]) return;
         score += logScores[points] - found[0];
-        chars += compileText(value).chars;
+        chars += compileText(value, older).chars;
         reasons.push(found[1] === "cut" ? "start of the " + name : name);
       });
       var hits = targets.hints.loose ? text.hints.filter(function (hint) {
@@ -530,7 +540,7 @@
         [[textN.type, "type", "graph-break type"], [textN.explanation, "explanation", "explanation"]]
           .forEach(function (field) {
             var value = field[0], points = field[1], name = field[2];
-            var compiled = compileText(value);
+            var compiled = compileText(value, textN.older);
             if (compiled.chars < limits.quote_min_chars || !matches(compiled, t, "any")) return;
             var score = logScores[points] + (n === 0 ? logScores.current : 0);
             if (!exact(compiled, t)) score -= logScores.loose;

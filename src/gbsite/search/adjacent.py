@@ -29,6 +29,9 @@ KINDS = {
     "older": "this message is from {period}; with these arguments, today it is {ids}",
 }
 MIN_FIXED_CHARS = 10  # as search.legacy: less fixed text would match unrelated lines
+# A message without placeholders may be shorter (`generator`): it must then be the whole of an
+# exception's message or a Reason, from where it starts to the end.
+MIN_LITERAL_CHARS = 6
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _ID = re.compile(r"GB[0-9]{4}")
 
@@ -37,12 +40,14 @@ class AdjacentMessage(NamedTuple):
     template: str
     ids: tuple[str, ...]  # more than one: the message does not tell them apart
     kind: str  # a key of KINDS
-    releases: tuple[str, ...]  # where it was read, oldest first
+    releases: tuple[str, ...]  # where it was read, oldest first; () for torchdynamo (pre-2.0)
     source: str  # file (function) in torch
     why: str  # how it leads to its ids
 
     @property
     def period(self) -> str:
+        if not self.releases:  # printed by the torchdynamo package, before torch 2.0
+            return "torchdynamo (before torch 2.0)"
         minors = sorted(
             {".".join(r.split(".")[:2]) for r in self.releases}, key=release_order.order
         )
@@ -76,9 +81,10 @@ def load(path: Path, read: Callable[[Path], bytes] | None = None) -> list[Adjace
 def _message(row: dict[str, object]) -> AdjacentMessage:
     template, ids, kind = row["template"], row["ids"], row["kind"]
     releases, source, why = row["releases"], row["source"], row["why"]
-    if not isinstance(template, str) or len("".join(_PLACEHOLDER.sub("", template).split())) < (
-        MIN_FIXED_CHARS
-    ):
+    if not isinstance(template, str):
+        raise ValueError("a template must be a string")
+    fixed = len("".join(_PLACEHOLDER.sub("", template).split()))
+    if fixed < (MIN_FIXED_CHARS if _PLACEHOLDER.search(template) else MIN_LITERAL_CHARS):
         raise ValueError(f"template {template!r} has too little fixed text")
     if (
         not isinstance(ids, list)
@@ -88,12 +94,12 @@ def _message(row: dict[str, object]) -> AdjacentMessage:
         raise ValueError(f"ids of {template!r} must be a list of GBxxxx")
     if kind not in KINDS:
         raise ValueError(f"kind of {template!r} must be one of {', '.join(KINDS)}")
-    if (
-        not isinstance(releases, list)
-        or not releases
-        or not all(isinstance(r, str) and release_order.is_release(r) for r in releases)
+    if not isinstance(releases, list) or not all(
+        isinstance(r, str) and release_order.is_release(r) for r in releases
     ):
         raise ValueError(f"releases of {template!r} must be a list of releases")
+    if not releases and "torchdynamo" not in str(row["source"]):
+        raise ValueError(f"releases of {template!r}: none only for the torchdynamo package")
     if not isinstance(source, str) or not isinstance(why, str) or not source or not why:
         raise ValueError(f"{template!r} needs a source and a why")
     return AdjacentMessage(template, tuple(ids), str(kind), tuple(releases), source, why)
@@ -117,9 +123,17 @@ def by_id(messages: Iterable[AdjacentMessage]) -> dict[str, list[AdjacentMessage
 
 
 def merged(*found: dict[str, list[tuple[str, str]]]) -> dict[str, list[tuple[str, str]]]:
-    """The aliases of several sources, per id, in the order given."""
+    """The aliases of several sources, per id, in the order given; a template that a later
+    source gives again is that source's alone (a row written here corrects the id the older
+    wordings' mining gave the same message)."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for aliases_ in found:
+    for n, aliases_ in enumerate(found):
+        later = {template for a in found[n + 1 :] for rows in a.values() for template, _ in rows}
         for gb_id, rows in aliases_.items():
-            out.setdefault(gb_id, []).extend(rows)
+            out.setdefault(gb_id, []).extend(r for r in rows if r[0] not in later)
     return out
+
+
+def corrected(messages: Iterable[AdjacentMessage]) -> set[str]:
+    """The templates, white space squashed, whose id a row here corrects."""
+    return {" ".join(m.template.split()) for m in messages if m.kind == "older"}

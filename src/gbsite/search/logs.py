@@ -122,6 +122,11 @@ def _records_without_explanations(text: str, marks: Sequence[re.Match[str]]) -> 
         if m.group() == MARKS["reason"] or m.group().startswith(MARKS["explain"]):
             end = _reason_end(text, m.end(), marks[i + 1 : i + 2])
             found.append((m.start(), LogRecord(_squash(text[m.end() : end]), "", "", "", None)))
+        elif m.group() == MARKS["older_reason"]:  # the message, up to ` from user code at`
+            line = text[m.end() : _line_end(text, m.end(), marks[i + 1 : i + 2])]
+            said = _squash(pattern("user_code_at").split(line, maxsplit=1)[0])
+            if said:
+                found.append((m.start(), LogRecord(said, "", "", "", None)))
     for m in pattern("exception_header").finditer(text):
         header = pattern("repr_end").sub("", m.group(1)[: LIMITS["before_chars"]])
         found.append((m.start(), LogRecord(_squash(header), "", "", "", None)))
@@ -174,10 +179,10 @@ class _Targets:
         self.hints = match.target(record.hints)
 
 
-def _part(text: str, t: Target, mode: str) -> tuple[float, str]:
+def _part(text: str, t: Target, mode: str, literal: bool = False) -> tuple[float, str]:
     """How a registry text matches a field: (penalty, how) with how "exact", "loose" or
     "cut", or (0, "") when it does not."""
-    compiled = match.compile_text(text)
+    compiled = match.compile_text(text, literal)
     if match.matches(compiled, t, mode):
         return (0.0, "exact") if match.exact(compiled, t) else (LOG_SCORES["loose"], "loose")
     if mode != "any" and match.cut_match(compiled, t, mode):
@@ -202,10 +207,12 @@ def score_record(
             (text.explanation, t.explanation, "prefix", "explanation", "explanation"),
             (text.context, t.context, "prefix", "context", "context"),
         ):
-            penalty, how = _part(value, target, mode) if value and target.loose else (0.0, "")
+            penalty, how = (
+                _part(value, target, mode, older) if value and target.loose else (0.0, "")
+            )
             if how:
                 score += LOG_SCORES[points] - penalty
-                chars += match.compile_text(value).chars
+                chars += match.compile_text(value, older).chars
                 reasons.append(f"start of the {name}" if how == "cut" else name)
         hits = 0
         for h in text.hints if t.hints.loose else ():
@@ -330,7 +337,7 @@ def lookup_quoted(
                 (text_n.gb_type, "type", "graph-break type"),
                 (text_n.explanation, "explanation", "explanation"),
             ):
-                compiled = match.compile_text(value)
+                compiled = match.compile_text(value, text_n.older)
                 if compiled.chars < LIMITS["quote_min_chars"] or not match.matches(
                     compiled, t, "any"
                 ):

@@ -89,7 +89,7 @@ def has_cut(loose_text: str) -> bool:
 # placeholder: all the pre-filter needs, made for every text.
 _Parts = tuple[tuple[str, ...], bool, bool]
 _parts: dict[str, _Parts] = {}
-_texts: dict[str, Text] = {}
+_texts: dict[tuple[str, bool], Text] = {}
 
 
 def parts_of(value: str) -> _Parts:
@@ -105,17 +105,20 @@ def parts_of(value: str) -> _Parts:
     return found
 
 
-def compile_text(value: str) -> Text:
-    found = _texts.get(value)
+def compile_text(value: str, literal: bool = False) -> Text:
+    """A registry text ready to match. Unless `literal` (an older or adjacent message, which is
+    text as printed), a text that is only a Python expression (`msg`) is not usable: the
+    registry has the expression, not what it printed."""
+    found = _texts.get((value, literal))
     if found is None:
         parts, open_start, open_end = parts_of(value)
         pieces = pattern("placeholder").split(value) if "{" in value else [value]
         strict = tuple(s for s in ("".join(p.split()) for p in pieces if loose(p)) if s)
-        found = _texts[value] = Text(parts, strict, open_start, open_end)
+        found = _texts[(value, literal)] = Text(parts, strict, open_start, open_end)
         stripped = value.strip()
         found.usable = (
             bool(parts)
-            and not pattern("runtime_expression").match(stripped)
+            and (literal or not pattern("runtime_expression").match(stripped))
             and bool(pattern("placeholder").sub("", stripped).strip())
         )
     return found
@@ -258,7 +261,7 @@ def keys_of(entry: SearchEntry) -> str:
         most = LOG_SCORES["context"] + LOG_SCORES["current"] + LOG_SCORES["hint"] * len(hints)
         counted = hints if most >= LOG_SCORES["threshold"] else []
         for value in (t.gb_type, t.explanation, *counted):
-            if not value or not compile_text(value).usable:  # a bare `msg` never matches
+            if not value or not compile_text(value, t.older).usable:  # a bare `msg` never matches
                 continue
             parts, open_start, _ = parts_of(value)
             longest = max(parts, key=len)

@@ -42,7 +42,7 @@ PATTERNS: dict[str, tuple[str, str]] = {
     "placeholder": (r"\{[^{}]*\}", ""),
     # Where the parts of a graph break's message start (MARKS names those the parser keys on).
     "markers": (
-        r"Graph Break Reason:|Break Reason [0-9]{1,4}:[ \t]*\n?[ \t]*Reason:|"
+        r"Graph Break Reason:|Break Reason [0-9]{1,4}:[ \t]*\n?[ \t]*Reason:|Graph break: |"
         r"Explanation:|Hint:|Developer debug context:|For more details about "
         r"this graph break|Graph break in user code at|Graph break \(user stack suppressed"
         r"[^)\n]{0,200}\) in user code at|User code traceback:|from user code:|"
@@ -59,6 +59,8 @@ PATTERNS: dict[str, tuple[str, str]] = {
         r"[ \t]*[:(]?[ \t]*['\"]?[ \t]*(\S[^\n]*)",
         "",
     ),
+    # Where the message of an older graph_breaks line ends (MARKS "older_reason").
+    "user_code_at": (r" from user code at", ""),
     # The end of a repr after a message: `')`, to leave the type at the end of its record.
     "repr_end": (r"['\"]\)?[ \t]*$", ""),
     # A Python warning Dynamo prints (warn_once) with the explanation and hints of a break.
@@ -81,6 +83,8 @@ BOUNDARY = ":'\"(]"  # "]": after a prefix glued to the text (`[00:00<?, ?it/s]A
 MARKS = {
     "reason": "Graph Break Reason:",
     "explain": "Break Reason ",  # the start of a reason in torch._dynamo.explain()'s output
+    # torch 2.0 to 2.3's graph_breaks log: `Graph break: <message> from user code at:`
+    "older_reason": "Graph break: ",
     "explanation": "Explanation:",
     "hint": "Hint:",
     "context": "Developer debug context:",

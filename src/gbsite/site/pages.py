@@ -69,7 +69,9 @@ def plan(cfg: Config, site: SiteModel) -> list[OutputFile]:
     has_info = tuple(sorted(gb_id for gb_id, yes in site.has_info.items() if yes))
     searched = tuple((p.view.id, p.info_block) for p in entries)
     rows: list[OutputFile] = []
-    older = legacy.by_id(site.legacy)
+    # An older message whose id a row of adjacent-messages.json corrects is listed there only.
+    fixed = adjacent.corrected(site.adjacent)
+    older = legacy.by_id(m for m in site.legacy if " ".join(m.template.split()) not in fixed)
     beside = adjacent.by_id(site.adjacent)
     for p in entries:
         rows.append(
