@@ -36,6 +36,12 @@ SKIPPED = [
     "  Developer debug context: module: foo.bar, qualname: forward, skip reason: <missing reason>",
 ]
 
+COUNTERS = (
+    "defaultdict(<class 'collections.Counter'>, {'graph_break': Counter({'call_function "
+    "BuiltinVariable(print) [ConstantVariable()] {}': 2, 'generic_jump TensorVariable()': 1}), "
+    "'stats': Counter({'calls_captured': 4, 'unique_graphs': 2})})\n"
+)
+
 # (shape, text, id PyTorch linked for it, or the id the page explaining it has)
 CASES: list[tuple[str, str, str]] = [
     # 1. An uncaught exception's header line alone.
@@ -131,7 +137,9 @@ CASES: list[tuple[str, str, str]] = [
         'from user code at:\n  File "/home/user/model.py", line 12, in forward\n',
         "GB0156",
     ),
-    # 8. Framings: a progress bar glued to the type's line; torch._dynamo.explain()'s output.
+    # 8. Framings: a progress bar glued to the type's line; torch._dynamo.explain()'s output;
+    # torch._dynamo.utils.counters printed (each message of its graph_break Counter).
+    ("counters", COUNTERS, "GB0059"),
     (
         "progress bar",
         "  0%|          | 0/100 [00:00<?, ?it/s]Attempted to call function marked as skipped\n"

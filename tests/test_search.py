@@ -303,6 +303,10 @@ def test_a_row_corrects_the_id_the_mining_gave_the_same_message() -> None:
     assert template in adjacent.corrected(rows)
 
 
+def test_each_message_of_a_printed_counters_dump_is_found(entries: list[SearchEntry]) -> None:
+    assert ids(lookup(lookup_shapes.COUNTERS, entries)) == ["GB0059", "GB0170"]
+
+
 def test_an_older_message_that_cannot_tell_its_ids_apart_lists_each(
     entries: list[SearchEntry],
 ) -> None:

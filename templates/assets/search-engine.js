@@ -81,6 +81,7 @@
       exceptionHeader: pattern("exception_header", "g"),
       userWarning: pattern("user_warning", "g"),
       userCodeAt: pattern("user_code_at"),
+      counterEntry: pattern("counter_entry", "g"),
       runtimeExpression: pattern("runtime_expression"),
       wordChars: raw.wordChars,
       boundary: raw.boundary,
@@ -375,6 +376,10 @@
     while ((m = rules.exceptionHeader.exec(text))) {
       var header = m[1].slice(0, rules.limits.before_chars).replace(rules.reprEnd, "");
       found.push([m.index, LogRecord(squash(header), "", "", "", null)]);
+    }
+    rules.counterEntry.lastIndex = 0;
+    while ((m = rules.counterEntry.exec(text))) {
+      found.push([m.index, LogRecord(squash(m[1]), "", "", "", null)]);
     }
     rules.userWarning.lastIndex = 0;
     while ((m = rules.userWarning.exec(text))) {

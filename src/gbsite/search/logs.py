@@ -130,6 +130,8 @@ def _records_without_explanations(text: str, marks: Sequence[re.Match[str]]) -> 
     for m in pattern("exception_header").finditer(text):
         header = pattern("repr_end").sub("", m.group(1)[: LIMITS["before_chars"]])
         found.append((m.start(), LogRecord(_squash(header), "", "", "", None)))
+    for m in pattern("counter_entry").finditer(text):
+        found.append((m.start(), LogRecord(_squash(m.group(1)), "", "", "", None)))
     for m in pattern("user_warning").finditer(text):
         field_chars = LIMITS["field_chars"]
         record = LogRecord(

@@ -61,6 +61,9 @@ PATTERNS: dict[str, tuple[str, str]] = {
     ),
     # Where the message of an older graph_breaks line ends (MARKS "older_reason").
     "user_code_at": (r" from user code at", ""),
+    # A key of a Counter printed as a repr with its count (`print(torch._dynamo.utils.counters)`:
+    # `'graph_break': Counter({'<message>': 3, '<message>': 1})`): each message a record.
+    "counter_entry": (r"(?:Counter\(\{|,[ \t]*)['\"]([^'\"\n]{1,500})['\"]:[ \t]*[0-9]+", ""),
     # The end of a repr after a message: `')`, to leave the type at the end of its record.
     "repr_end": (r"['\"]\)?[ \t]*$", ""),
     # A Python warning Dynamo prints (warn_once) with the explanation and hints of a break.
@@ -91,7 +94,7 @@ MARKS = {
     "link": "For more details",  # the start of the marker before a page's URL
 }
 # A query with one of these (or a page URL, or an exception header) is read as a log first.
-LOG_SIGNS = ("Explanation:", "UserWarning:")
+LOG_SIGNS = ("Explanation:", "UserWarning:", "'graph_break': Counter(")
 LOG_SIGNS_ANY_CASE = ("graph break",)
 
 # A log record against a registry text: points per part that matches.
