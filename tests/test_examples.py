@@ -411,7 +411,9 @@ def test_check_examples_reports_and_records(project: Project, fake_python: str) 
         f"```python gb-repro\ndef fn():\n    {BREAK.format('0025')}\n"
         "fn()\n```\n\n```python gb-fix\ndef fn():\n    return 1\nfn()\nfn()\n```\n",
     )
-    bad = page(project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x\nfn(1)\n```\n")
+    bad = page(
+        project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x\nfn(1)\nfn(2)\n```\n"
+    )
     result = project.run(
         "check", "--examples", "GB0025", "GB0029", "--python", fake_python, "--jobs", "2"
     )
@@ -669,6 +671,7 @@ def test_real_torch_failures_are_reported_with_file_and_line(project: Project) -
             return y.sum()
 
         fn(torch.randn(3, requires_grad=True))
+        fn(torch.randn(5, requires_grad=True))
         ```
         """,
     )

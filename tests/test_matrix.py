@@ -134,7 +134,7 @@ def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     torch_init.write_text(
         torch_init.read_text().replace('__version__ = "2.13.0+fake"', '__version__ = "2.15.0"')
     )
-    path = page(project, "GB0025", "```python gb-repro\ndef fn():\n    return 1\nfn()\n```\n")
+    path = page(project, "GB0025", "```python gb-repro\ndef fn():\n    return 1\nfn()\nfn()\n```\n")
     later = project.run("check", "--examples", "GB0025", "--python", python)
     assert later.code == 0, later.out
     assert "no break with torch 2.15.0 (recorded)" in later.out
@@ -185,7 +185,7 @@ def fake_release(tmp_path: Path, version: str) -> str:
     return python
 
 
-NEWER_REPRO = "```python gb-repro since=2.15.0\ndef fn():\n    return 1\nfn()\n```\n"
+NEWER_REPRO = "```python gb-repro since=2.15.0\ndef fn():\n    return 1\nfn()\nfn()\n```\n"
 
 
 @pytest.mark.slow  # whole-project commands, seconds in all
