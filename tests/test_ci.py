@@ -321,6 +321,36 @@ def test_torch_comes_from_the_configured_index_or_from_the_default_one(
     assert said and "cannot be reached" in said[0] and "default index" in said[0]
 
 
+def test_an_environment_whose_python_is_gone_is_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache restored after the runner's Python moved: the environment's interpreter link
+    dangles. It is built again in its place, not refused as a folder that is in the way."""
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    folder = torchenv.env_dir("2.13.0")
+    python = torchenv.env_python(folder)
+    python.parent.mkdir(parents=True)
+    python.symlink_to(tmp_path / "python3.11.13" / "bin" / "python3.11")  # gone
+    (folder / "lib").mkdir()
+    (folder / "lib" / "stale.py").write_text("")
+
+    def fake_run(command: list[str], *args: object) -> None:
+        if command[1:3] == ["-m", "venv"]:
+            made = torchenv.env_python(Path(command[-1]))
+            made.parent.mkdir(parents=True)
+            made.write_text("")
+
+    monkeypatch.setattr(torchenv, "_run", fake_run)
+    monkeypatch.setattr(torchenv, "torch_info", lambda python: ("2.13.0+cpu", tmp_path))
+    monkeypatch.setattr(torchenv, "_release_here", lambda python: None)
+    said: list[str] = []
+    got = torchenv.python_for("2.13.0", ("2.13.0",), say=said.append)
+    assert got == str(python) and python.is_file() and not python.is_symlink()
+    assert not (folder / "lib" / "stale.py").exists()
+    assert "has no working Python; building it again" in said[0]
+    assert not list(folder.parent.glob(torchenv.PARTIAL + "*"))
+
+
 def test_the_install_asks_pip_for_the_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

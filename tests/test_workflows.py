@@ -62,7 +62,16 @@ def assert_per_release_jobs(flow: dict, name: str, command: str) -> None:  # typ
     restore = next(s for s in steps if "actions/cache/restore@" in s.get("uses", ""))
     save = next(s for s in steps if "actions/cache/save@" in s.get("uses", ""))
     assert restore["with"] == save["with"]  # the same path and key
-    assert "${{ matrix.release }}" in restore["with"]["key"]
+    # Keyed by what the environment depends on: a runner whose Python moved (its interpreter
+    # is linked into the environment) or a changed install recipe gets a new entry.
+    for part in (
+        "${{ matrix.release }}",
+        "${{ runner.os }}",
+        "${{ steps.python.outputs.python-version }}",
+        "${{ hashFiles('src/gbsite/examples/torchenv.py') }}",
+    ):
+        assert part in restore["with"]["key"], part
+    assert any(s.get("id") == "python" and "setup-python@" in s.get("uses", "") for s in steps)
     assert restore["with"]["path"] == ".gbsite-cache/torch/${{ matrix.release }}"
     assert save["if"].startswith("always()")
     assert job["env"]["GBSITE_TORCH_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"

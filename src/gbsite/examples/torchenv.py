@@ -201,6 +201,14 @@ def python_for(
     found = env_python(folder)
     if found.exists():
         return str(found)
+    if folder.exists() or folder.is_symlink():
+        # A cache restored on a machine whose Python moved (its interpreter link dangles), or
+        # an environment cut short: built again in its place.
+        say(f"gbsite: the environment in {folder} has no working Python; building it again")
+        if folder.is_symlink() or not folder.is_dir():
+            folder.unlink()
+        else:
+            shutil.rmtree(folder)
     base = interpreter(python) if python else sys.executable
     index = index if index is not None else os.environ.get(INDEX_ENV) or None
     if index is not None and (why := reachable(index)) is not None:
