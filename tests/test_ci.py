@@ -164,6 +164,74 @@ def test_a_pull_request_gets_its_outcomes_from_ci_and_every_ci_command_passes(
     assert record_file(merger).read_bytes() == before
 
 
+def git(where: Path, *argv: str) -> str:
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@example.org", *argv],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.slow  # CI's example jobs, run in child processes
+def test_the_record_job_retries_when_the_branch_moved_and_fails_when_the_push_is_refused(
+    project: Project, tmp_path: Path, releases: dict[str, str]
+) -> None:
+    """Two pull requests' record jobs end together: the second one's push is rejected (the
+    branch moved on), so it merges its outcomes again onto the new tip and pushes; both
+    pages' outcomes are on the branch. A push the remote refuses fails the job."""
+    page(project, "GB0025", CONTRIBUTION)
+    page(
+        project,
+        "GB0026",
+        CONTRIBUTION.replace("gb0025.html", "gb0026.html").replace("0025", "0026"),
+    )
+    work = tmp_path / "work"  # the project's files, not links to the shared ones
+    shutil.copytree(project.root, work)
+    git(work, "init", "--quiet", "-b", "main")
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", "two pages")
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "--quiet", "--bare", "-b", "main", str(origin))
+    git(work, "push", "--quiet", str(origin), "main")
+    first, _ = run_jobs(project, tmp_path / "a", releases, "GB0025")
+    second, _ = run_jobs(project, tmp_path / "b", releases, "GB0026")
+    jobs = []
+    for name in ("job-1", "job-2"):  # both check out the branch before either pushes
+        git(tmp_path, "clone", "--quiet", str(origin), name)
+        jobs.append(Project(tmp_path / name))
+    for job, folders in zip(jobs, (first, second), strict=True):
+        assert job.run("ci", "merge", *map(str, folders)).code == 0
+        pushed = job.run("ci", "push", *map(str, folders), "--branch", "main")
+        assert pushed.code == 0, pushed.err
+    assert "main moved on; merging the outcomes again" in pushed.out
+    git(tmp_path, "clone", "--quiet", str(origin), "after")
+    after = Project(tmp_path / "after")
+    assert {states(after, gb_id)[r] for gb_id in ("GB0025", "GB0026") for r in releases} == {
+        "verified"
+    }
+    assert after.run("check", "--record").code == 0
+    # The same again: nothing new to record, nothing pushed.
+    again = jobs[0].run("ci", "push", *map(str, first), "--branch", "main")
+    assert again.code == 0 and "already has these outcomes" in again.out
+    # A remote that refuses (a protected branch): the job fails and says what to do.
+    hook = origin / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'protected branch' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    refused = Project(tmp_path / "after")
+    record_file(refused).write_text(
+        record_file(refused).read_text().replace("breaks", "no-break", 1)
+    )
+    result = refused.run("ci", "push", *map(str, first), "--branch", "main")
+    assert result.code == 2  # a refusal, as the README's exit statuses say
+    [line] = result.err.splitlines()
+    assert "refused the push to main" in line and "protected branch" in line
+    assert "GBSITE_RECORD_TOKEN" in line
+
+
 @pytest.mark.slow  # CI's example jobs, run in child processes
 def test_a_block_that_fails_its_promise_fails_its_job_on_its_line_and_is_not_recorded(
     project: Project, tmp_path: Path, releases: dict[str, str]

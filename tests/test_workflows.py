@@ -81,12 +81,19 @@ def test_ci_computes_the_outcomes_of_changed_blocks_and_records_them() -> None:
     flow = load(REPO / ".github" / "workflows" / "ci.yml")
     assert_per_release_jobs(flow, "examples", "gbsite check --examples --changed --torch")
     record = flow["jobs"]["record"]
-    assert record["if"].startswith("always()") and set(record["needs"]) == {"releases", "examples"}
+    # After failed jobs too, never after a cancelled run (a newer push has its own).
+    assert record["if"].startswith("${{ !cancelled()") and "always()" not in record["if"]
+    assert set(record["needs"]) == {"releases", "examples"}
     runs = [s.get("run", "") for s in record["steps"]]
     merge = next(i for i, r in enumerate(runs) if r.startswith("gbsite ci merge outcomes"))
-    push = next(i for i, r in enumerate(runs) if "git push" in r)
-    assert merge < push and "docs/verified-examples.yaml" in runs[push]
+    push = next(i for i, r in enumerate(runs) if "gbsite ci push outcomes" in r)
+    assert merge < push and "git push" not in "\n".join(runs)  # ci push retries, or fails
     assert record["steps"][push]["if"] == "env.SAME_REPO == 'true'"
+    # No credentials on disk while the branch's code runs: the push step alone has the token.
+    assert record["steps"][0]["with"]["persist-credentials"] is False
+    assert "TOKEN" in record["steps"][push]["env"] and all(
+        "secrets." not in str(s.get("env", "")) for i, s in enumerate(record["steps"]) if i != push
+    )
     fork = record["steps"][-1]
     assert fork["if"] == "env.SAME_REPO != 'true'" and "upload-artifact" in fork["uses"]
     # The preview: the built site uploaded, the changed pages in the summary.
@@ -128,12 +135,29 @@ def test_least_privilege(path: Path) -> None:
     for name, job in data["jobs"].items():
         extra = job.get("permissions", {})
         assert "write-all" not in str(extra)
+        # Write access only where a job needs it: the record job commits the outcomes, the
+        # deploy job (on main only) starts the deploy, deploy.yml publishes.
         allowed = {
-            "deploy.yml": {"pages", "id-token"},
-            "sync.yml": {"contents", "actions"},
-            "ci.yml": {"contents", "actions"},  # the record job commits the outcomes
+            ("deploy.yml", "deploy"): {"pages", "id-token"},
+            ("sync.yml", "sync"): {"contents", "actions"},
+            ("ci.yml", "record"): {"contents"},
+            ("ci.yml", "deploy"): {"actions"},
         }
-        assert set(extra) <= allowed.get(path.name, set()), (path.name, name, extra)
+        assert set(extra) <= allowed.get((path.name, name), set()), (path.name, name, extra)
+    if path.name == "ci.yml":
+        deploy = data["jobs"]["deploy"]
+        assert "github.ref == 'refs/heads/main'" in deploy["if"]
+        assert "github.event_name == 'push'" in deploy["if"]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_every_step_fails_on_a_failing_pipe(path: Path) -> None:
+    """`shell: bash` is `bash -eo pipefail`; GitHub's default for run steps has no pipefail."""
+    data = load(path)
+    assert data["defaults"]["run"]["shell"] == "bash"
+    for job in data["jobs"].values():
+        for step in job["steps"]:
+            assert step.get("shell", "bash") == "bash"
 
 
 def test_pip_is_cached() -> None:

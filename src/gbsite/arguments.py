@@ -333,6 +333,16 @@ def build_parser() -> argparse.ArgumentParser:
         "FILE (in GitHub Actions: $GITHUB_STEP_SUMMARY)")
     add("--ref", help="with --summary: the commit or branch the summary's links to the docs "
         "files point at")
+    add = job("push", "gbsite.ci:push", "commit the record that `ci merge` wrote and push it "
+        "to the branch; when the branch moved on, merge the outcomes again onto its tip and "
+        "retry; fail when the push is refused")
+    add("files", nargs="+", type=Path, metavar="PATH", help="the outcomes-*.json files, or "
+        "folders holding them (merged again after the branch moved on)")
+    add("--branch", required=True, help="the branch to push to")
+    add("--remote", default="origin", help="the remote to push to (origin)")
+    add("--message", default="Record the outcomes of the examples", help="the commit message")
+    add("--output", type=Path, metavar="FILE", help="append `pushed=true` or `pushed=false` to "
+        "FILE (in GitHub Actions: $GITHUB_OUTPUT)")
     add = job("preview", "gbsite.ci:preview", "summarise the pages a change touches, with their "
         f"state for each release ({STATES_HELP}), for the preview of the built site")
     add("paths", nargs="*", metavar="PATH", help="changed files, relative to the project (`-`: "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -251,3 +252,112 @@ def preview_summary(
             f"{others} other changed file(s) (templates, registry, code) may change every page.",
         ]
     return "\n".join(lines) + "\n"
+
+
+# ---- committing the record to the branch (the record job) ------------------------------------
+
+PUSH_ATTEMPTS = 4  # a branch that keeps moving (a busy main) is given up on, with the reason
+
+
+def push(cfg: Config, args: argparse.Namespace) -> int:
+    """Commit the record (merged by `ci merge`) and push it to the branch. A push rejected
+    because the branch moved on is retried: the outcomes are merged again, row by row, onto the
+    branch's new tip (the record of the branch's newer commits kept), then pushed. A push
+    refused for any other reason (a protected branch, a token that may not push) fails, with
+    what to do."""
+    git = _Git(cfg.root, args.remote)
+    record = str(cfg.verified_file)
+    for attempt in range(1, PUSH_ATTEMPTS + 1):
+        if not git.commit(record, args.message):
+            print(f"ci push: the record of {args.branch} already has these outcomes")
+            _pushed(args.output, False)
+            return 0
+        refused = git.push(args.branch)
+        if refused is None:
+            print(f"ci push: the record pushed to {args.branch} (attempt {attempt})")
+            _pushed(args.output, True)
+            return 0
+        if not git.moved_on(args.branch):
+            raise GbsiteError(
+                f"ci push: {args.remote} refused the push to {args.branch} ({refused}); the "
+                "record job needs a token that may push to it (the GBSITE_RECORD_TOKEN secret, "
+                "or github-actions allowed past its protection: docs/ci.md, tokens)"
+            )
+        print(f"ci push: {args.branch} moved on; merging the outcomes again onto its tip")
+        git.reset_to(args.branch)
+        _quiet_merge(cfg, args.files)
+    raise GbsiteError(
+        f"ci push: {args.branch} moved on {PUSH_ATTEMPTS} times while the record was pushed; "
+        "run the workflow again"
+    )
+
+
+def _pushed(output: Path | None, pushed: bool) -> None:
+    """`pushed=true|false` for the jobs after this one (GitHub's $GITHUB_OUTPUT)."""
+    if output is not None:
+        _append(output, f"pushed={'true' if pushed else 'false'}\n")
+
+
+def _quiet_merge(cfg: Config, files: Sequence[Path]) -> None:
+    runs = [outcomes.read(path) for path in outcomes.found(files)]
+    reg = registry.load(cfg.registry_dir)
+    pages = examples.load(cfg, examples.Lifecycles.of(reg, cfg.example_releases))
+    current = checking.current_rows(pages.values())
+    merged = outcomes.merge_runs(runs, current, cfg.example_releases)
+    rec.store(cfg.verified_file, merged.recorded, current)
+
+
+class _Git:
+    """The few git commands the record job runs, in the checkout at `root`."""
+
+    def __init__(self, root: Path, remote: str) -> None:
+        self.root, self.remote = root, remote
+
+    def run(self, *argv: str) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(
+                ["git", "-C", str(self.root), *argv], capture_output=True, text=True, check=False
+            )
+        except OSError as exc:
+            raise GbsiteError(f"ci push: cannot run git: {exc.strerror}") from None
+
+    def must(self, *argv: str) -> str:
+        done = self.run(*argv)
+        if done.returncode != 0:
+            said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise GbsiteError(f"ci push: git {argv[0]} failed: {said}")
+        return done.stdout
+
+    def commit(self, record: str, message: str) -> bool:
+        """Commit the record if it changed; whether there was something to commit."""
+        self.must("add", "--", record)
+        if self.run("diff", "--cached", "--quiet").returncode == 0:
+            return False
+        self.must(
+            "-c", "user.name=github-actions[bot]",
+            "-c", "user.email=41898282+github-actions[bot]@users.noreply.github.com",
+            "commit", "--quiet", "-m", message,
+        )  # fmt: skip
+        return True
+
+    def push(self, branch: str) -> str | None:
+        """None when pushed; else git's last line of why."""
+        done = self.run("push", self.remote, f"HEAD:refs/heads/{branch}")
+        if done.returncode == 0:
+            return None
+        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        # What the remote said (a hook, a protection rule), else git's reason, else its last.
+        told = [line for line in lines if line.startswith("remote:")]
+        told = told or [line for line in lines if line.startswith("! [")] or lines[-1:]
+        return " ".join(told)[:300] or "no message"
+
+    def moved_on(self, branch: str) -> bool:
+        """Whether the branch has commits this checkout lacks (a push rejected as not a
+        fast-forward), rather than a refusal of the push itself."""
+        if self.run("fetch", "--quiet", self.remote, branch).returncode != 0:
+            return False
+        tip = self.must("rev-parse", "FETCH_HEAD").strip()
+        return self.run("merge-base", "--is-ancestor", tip, "HEAD").returncode != 0
+
+    def reset_to(self, branch: str) -> None:
+        self.must("reset", "--quiet", "--hard", "FETCH_HEAD")
