@@ -37,6 +37,12 @@ def render() -> BlockRenderer:
         ("[x](gb0029.md#)", "gb0029.html"),
         ("[x][ref]\n\n[ref]: gb0029.md", "gb0029.html"),
         ("| a | b |\n|---|---|\n| [x](gb0029.md) | y |", "gb0029.html"),
+        # Every form GitHub resolves to a docs file, in Markdown or in raw HTML.
+        ("[x](../gb/gb0029.md)", "gb0029.html"),
+        ("[x](../../docs/gb/gb0029.md)", "gb0029.html"),
+        ("[x](/docs/gb/gb0029.md#why)", "gb0029.html#user-content-why"),
+        ('See <a href="gb0029.md">x</a>.', "gb0029.html"),
+        ("<p><a href='../gb/gb9493.md#hints'>x</a></p>", "gb9493.html#hints"),
         # Not a link to a docs file with a page: left as written.
         ("[x](gb9998.md)", "gb9998.md"),
         ("[x](../gb0029.md)", "../gb0029.md"),
@@ -99,6 +105,8 @@ def test_check_names_a_link_to_a_missing_docs_file_with_its_line(proj: Project) 
         | a | b |
         |---|---|
         | x | [in a table](./GB9996.md) |
+
+        From the root, [rooted](/docs/gb/gb9995.md), and in HTML <a href="../gb/gb9994.md">here</a>.
         """,
     )
     assert not (proj.docs / "gb9998.md").exists()
@@ -115,7 +123,9 @@ def test_check_names_a_link_to_a_missing_docs_file_with_its_line(proj: Project) 
     assert f"{path}:{line}: GB9997 is not a graph break in the registry" in result.out
     assert len([p for p in problems if "9998" in p]) == 1
     assert "gb0029" not in result.out
-    assert len(problems) == 3
+    for gb_id in ("9995", "9994"):  # the forms GitHub resolves: broken on the site too
+        assert f"{path}:{line_of(path, '[rooted]')}: link to gb{gb_id}.md:" in result.out
+    assert len(problems) == 5
 
 
 @pytest.mark.slow  # `gbsite check` over a whole project

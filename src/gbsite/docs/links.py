@@ -4,16 +4,18 @@ In `docs/gb/gb0755.md` a contributor writes `[GB9493](gb9493.md)`: GitHub resolv
 the file. On the site the same link must lead to that id's page (`gb9493.html`, urls.py), so the
 renderer rewrites it (markdown.py), and `gbsite check` reports one whose target has no page.
 
-Recognised: a Markdown link (inline, reference or in a table) whose whole target is
-`gbXXXX.md` or `./gbXXXX.md`, in any case, with an optional `#fragment`. Other links, and links
-in raw HTML, are left as written. Both the renderer and the check find links with `found()`, on
-tokens of the same parser, so what the check accepts is what the site links.
+Recognised: a link whose target GitHub resolves to a docs file: `gbXXXX.md`, `./gbXXXX.md`,
+`../gb/gbXXXX.md`, `/docs/gb/gbXXXX.md` (from the repository's root) and the like, the file
+name in any case, with an optional `#fragment`; in a Markdown link (inline, reference or in a
+table) or an `<a href="...">` of raw HTML. Other links are left as written. Both the renderer
+and the check find links with `found()` and `found_in_html()`, on tokens of the same parser, so
+what the check accepts is what the site links.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +27,9 @@ if TYPE_CHECKING:
 
     from gbsite.docs.files import Doc
 
-_TARGET = re.compile(r"(?:\./)?gb([0-9]{4})\.md(?:#(.*))?", re.I | re.S)
+_TARGET = re.compile(r"docs/gb/gb([0-9]{4})\.md", re.I)  # a resolved path (target())
+# An <a> tag's href in raw HTML (attribute values quoted, as GitHub's sanitizer keeps them).
+_HTML_HREF = re.compile(r"""(<a\b[^>]*?\bhref[ \t\n]*=[ \t\n]*)(["'])([^"'<>]*)\2""", re.I)
 # Cheap test of a whole block before parsing it: most blocks link to no docs file.
 _MAYBE = re.compile(r"gb[0-9]{4}\.md", re.I)
 
@@ -41,11 +45,20 @@ def parser() -> MarkdownIt:
 
 
 def target(href: str) -> tuple[str, str] | None:
-    """(GBxxxx, fragment) of a link to a docs file; None for any other link."""
-    match = _TARGET.fullmatch(href)
+    """(GBxxxx, fragment) of a link to a docs file, resolved as GitHub resolves it in
+    `docs/gb/` (relative to that folder, or to the repository's root when it starts with
+    `/`); None for any other link."""
+    import posixpath
+
+    path, _, fragment = href.partition("#")
+    if not _MAYBE.search(path) or "\\" in path or ":" in path or path.startswith("//"):
+        return None
+    base = "" if path.startswith("/") else "docs/gb"
+    resolved = posixpath.normpath(posixpath.join(base, path.lstrip("/")))
+    match = _TARGET.fullmatch(resolved)
     if match is None:
         return None
-    return f"GB{match.group(1)}", match.group(2) or ""
+    return f"GB{match.group(1)}", fragment
 
 
 def found(tokens: Sequence[Token]) -> Iterator[tuple[Token, str, str, int]]:
@@ -66,6 +79,37 @@ def found(tokens: Sequence[Token]) -> Iterator[tuple[Token, str, str, int]]:
                 hit = target(str(child.attrGet("href") or ""))
                 if hit is not None:
                     yield child, hit[0], hit[1], line
+
+
+def found_in_html(tokens: Sequence[Token]) -> Iterator[tuple[Token, str, int]]:
+    """(html token, GBxxxx, line) of each `<a href>` to a docs file in raw HTML (a block, or
+    inline); `line` counts from 0 at the first line of the parsed text."""
+    for token in tokens:
+        if token.type == "html_block" and token.map is not None:
+            places = [(token, token.map[0])]
+        elif token.type == "inline" and token.children and token.map is not None:
+            places = [(c, token.map[0]) for c in token.children if c.type == "html_inline"]
+        else:
+            continue
+        for html, line in places:
+            for match in _HTML_HREF.finditer(html.content):
+                hit = target(match.group(3))
+                if hit is not None:
+                    yield html, hit[0], line + html.content.count("\n", 0, match.start())
+
+
+def rewrite_html(html: str, link: Callable[[str, str], str | None]) -> str:
+    """`html` with each `<a href>` to a docs file pointing at `link(GBxxxx, fragment)`
+    (None: left as written)."""
+
+    def one(match: re.Match[str]) -> str:
+        hit = target(match.group(3))
+        new = link(*hit) if hit else None
+        if new is None:
+            return match.group()
+        return f"{match.group(1)}{match.group(2)}{new}{match.group(2)}"
+
+    return _HTML_HREF.sub(one, html)
 
 
 def repository_path(href: str) -> str | None:
@@ -94,11 +138,10 @@ def broken(doc: Doc, known: Collection[str]) -> list[tuple[str, int]]:
         return []
     if _parser is None:
         _parser = parser()
-    return [
-        (gb_id, doc.block_lines[0] + line)
-        for _token, gb_id, _fragment, line in found(_parser.parse(doc.block))
-        if gb_id not in known
-    ]
+    tokens = _parser.parse(doc.block)
+    hits = [(gb_id, line) for _t, gb_id, _f, line in found(tokens)]
+    hits += [(gb_id, line) for _t, gb_id, line in found_in_html(tokens)]
+    return sorted((gb_id, doc.block_lines[0] + line) for gb_id, line in hits if gb_id not in known)
 
 
 def problem(doc: Doc, gb_id: str, line: int, docs_dir: Path) -> Problem:

@@ -307,6 +307,12 @@ class ContributorMarkdown:
             if gb_id in self.known:
                 token.attrSet("href", self.link_for(gb_id) + self._fragment(fragment))
 
+        def html_link(gb_id: str, fragment: str) -> str | None:
+            return self.link_for(gb_id) + self._fragment(fragment) if gb_id in self.known else None
+
+        for html in {id(t): t for t, _id, _line in links.found_in_html(state.tokens)}.values():
+            html.content = links.rewrite_html(html.content, html_link)
+
     def _link_repository(self, state: StateCore) -> None:
         """`[x](../../README.md#y)`, a repository file GitHub resolves beside the docs file: on
         the site, which has no such file, the link goes to that file on GitHub."""
