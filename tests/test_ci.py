@@ -321,6 +321,41 @@ def test_merge_refuses_outcomes_that_disagree_and_bad_files(
     assert result.code == 2 and "no outcomes-*.json" in result.err
 
 
+@pytest.mark.slow  # imports into a project
+def test_the_daily_sync_can_run_twice_a_day(project: Project, tmp_path: Path) -> None:
+    """A second run on the same day, after upstream changed, imports as main-2@DATE; one with
+    nothing new changes nothing."""
+    import gzip
+
+    from gbsite.registry import store
+
+    newest = store.load(project.registry).labels[-1]
+    data = json.loads(
+        gzip.decompress((project.registry / "snapshots" / f"{newest}.json.gz").read_bytes())
+    )
+    first = tmp_path / "morning.json"
+    first.write_text(json.dumps(data))
+    day = "2099-01-02"
+    label = project.run("ci", "sync-label", "--date", day).out.strip()
+    assert label == f"main@{day}"
+    assert project.run("import", str(first), "--label", label).code == 0
+    gb_id = next(iter(data))
+    data[gb_id][0]["Explanation"] = str(data[gb_id][0]["Explanation"]) + " Reworded at noon."
+    second = tmp_path / "noon.json"
+    second.write_text(json.dumps(data))
+    label = project.run("ci", "sync-label", "--date", day).out.strip()
+    assert label == f"main-2@{day}"
+    imported = project.run("import", str(second), "--label", label)
+    assert imported.code == 0, imported.err
+    assert store.load(project.registry).labels[-2:] == [f"main@{day}", f"main-2@{day}"]
+    again = project.run(
+        "import", str(second), "--label", project.run("ci", "sync-label", "--date", day).out.strip()
+    )
+    assert again.code == 0 and "nothing to do" in again.out + again.err
+    bad = project.run("ci", "sync-label", "--date", "tomorrow")
+    assert bad.code == 2 and bad.err.count("\n") == 1 and "--date 'tomorrow'" in bad.err
+
+
 def test_ci_releases_is_the_list_of_gbsite_toml(project: Project) -> None:
     result = project.run("ci", "releases")
     assert json.loads(result.out) == list(config.load(project.root).example_releases)

@@ -324,6 +324,10 @@ def build_parser() -> argparse.ArgumentParser:
         "fixes CI also runs with inductor)")
     job("pythons", "gbsite.ci:pythons", "print the Python versions the examples run with, one "
         "a line, this Python's last (for setup-python in the examples jobs)")
+    add = job("sync-label", "gbsite.ci:sync_label", "print the label for today's snapshot of "
+        "PyTorch main: main@DATE, or main-N@DATE when the date has one already (the daily sync "
+        "run twice, or by hand)")
+    add("--date", metavar="YYYY-MM-DD", help="the date (default: today, UTC)")
     add = job("merge", "gbsite.ci:merge", "merge the outcomes files that `gbsite check "
         "--examples --outcomes DIR` wrote (one per release, each job's) into "
         "docs/verified-examples.yaml, and summarise them")

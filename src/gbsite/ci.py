@@ -55,6 +55,28 @@ def pythons(cfg: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def sync_label(cfg: Config, args: argparse.Namespace) -> int:
+    """The label of today's snapshot of PyTorch main: `main@DATE`, or `main-N@DATE` when that
+    date has snapshots already (a second sync on the same day, after upstream changed; a
+    snapshot identical to one imported is still "nothing to do")."""
+    import datetime
+
+    from gbsite.registry import store
+
+    day = args.date or datetime.datetime.now(datetime.UTC).date().isoformat()
+    try:
+        datetime.date.fromisoformat(day)
+    except ValueError:
+        raise GbsiteError(f"--date {day!r}: use a date such as 2026-12-01") from None
+    taken = set(store.load(cfg.registry_dir).labels)
+    label, n = f"main@{day}", 1
+    while label in taken:
+        n += 1
+        label = f"main-{n}@{day}"
+    print(label)
+    return 0
+
+
 def merge(cfg: Config, args: argparse.Namespace) -> int:
     """Merge the outcomes files of CI's per-release jobs into the record; summarise them."""
     files = outcomes.found(args.files)
