@@ -216,7 +216,25 @@ def test_the_record_job_retries_when_the_branch_moved_and_fails_when_the_push_is
     assert after.run("check", "--record").code == 0
     # The same again: nothing new to record, nothing pushed.
     again = jobs[0].run("ci", "push", *map(str, first), "--branch", "main")
-    assert again.code == 0 and "already has these outcomes" in again.out
+    assert again.code == 0 and "nothing to commit" in again.out
+    # The daily sync's commit (registry and docs) while a merge lands: rebased and pushed.
+    sync = Project(tmp_path / "job-1")
+    git(sync.root, "fetch", "--quiet", "origin")
+    git(sync.root, "reset", "--quiet", "--hard", "origin/main")
+    merger = Project(tmp_path / "after")
+    (merger.root / "CHANGELOG.md").write_text("A merged pull request.\n")
+    git(merger.root, "add", "CHANGELOG.md")
+    git(merger.root, "commit", "--quiet", "-m", "merged")
+    git(merger.root, "push", "--quiet", "origin", "HEAD:main")
+    (sync.registry / "sources.yaml").write_text((sync.registry / "sources.yaml").read_text() + "\n")
+    synced = sync.run(
+        "ci", "push", "--add", "registry", "--add", "docs", "--rebase", "--branch", "main"
+    )
+    assert synced.code == 0, synced.err
+    assert "moved on; rebasing the commit" in synced.out
+    log = git(tmp_path / "origin.git", "log", "--format=%s", "main")
+    assert log.splitlines()[:2] == ["Record the outcomes of the examples", "merged"]
+    git(merger.root, "pull", "--quiet", "origin", "main")
     # A remote that refuses (a protected branch): the job fails and says what to do.
     hook = origin / "hooks" / "pre-receive"
     hook.write_text("#!/bin/sh\necho 'protected branch' >&2\nexit 1\n")

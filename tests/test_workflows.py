@@ -222,11 +222,17 @@ def test_sync_commits_only_after_check_tests_and_build() -> None:
         "gbsite check",
         'python -m pytest -m "repo_data and not browser"',  # what tests/test_living.py runs
         "gbsite build",
-        "git push",
+        "gbsite ci push --add registry --add docs --rebase",  # retried onto a moved main
         "gh workflow run deploy.yml",
     )
     order = [next(i for i, r in enumerate(runs) if r.startswith(c)) for c in steps]
     assert order == sorted(order)
+    assert not any(r.startswith("git push") for r in runs)
+    # The label is worked out (a second run on the same day gets main-2@DATE), not fixed.
+    assert any('--label "$(gbsite ci sync-label)"' in r for r in runs)
+    job = data["jobs"]["sync"]
+    deploy = next(s for s in job["steps"] if "gh workflow run" in s.get("run", ""))
+    assert deploy["if"] == "steps.push.outputs.pushed == 'true'"
     living = (REPO / "tests" / "test_living.py").read_text()
     assert '"repo_data and not browser"' in living
     assert (

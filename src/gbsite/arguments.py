@@ -340,9 +340,13 @@ def build_parser() -> argparse.ArgumentParser:
     add = job("push", "gbsite.ci:push", "commit the record that `ci merge` wrote and push it "
         "to the branch; when the branch moved on, merge the outcomes again onto its tip and "
         "retry; fail when the push is refused")
-    add("files", nargs="+", type=Path, metavar="PATH", help="the outcomes-*.json files, or "
+    add("files", nargs="*", type=Path, metavar="PATH", help="the outcomes-*.json files, or "
         "folders holding them (merged again after the branch moved on)")
     add("--branch", required=True, help="the branch to push to")
+    add("--add", action="append", type=Path, default=[], metavar="PATH", help="commit these "
+        "paths instead of the record (repeat for more)")
+    add("--rebase", action="store_true", help="when the branch moved on, rebase the commit "
+        "onto its tip instead of merging outcomes again (the daily sync)")
     add("--remote", default="origin", help="the remote to push to (origin)")
     add("--message", default="Record the outcomes of the examples", help="the commit message")
     add("--output", type=Path, metavar="FILE", help="append `pushed=true` or `pushed=false` to "

@@ -282,34 +282,46 @@ PUSH_ATTEMPTS = 4  # a branch that keeps moving (a busy main) is given up on, wi
 
 
 def push(cfg: Config, args: argparse.Namespace) -> int:
-    """Commit the record (merged by `ci merge`) and push it to the branch. A push rejected
-    because the branch moved on is retried: the outcomes are merged again, row by row, onto the
-    branch's new tip (the record of the branch's newer commits kept), then pushed. A push
-    refused for any other reason (a protected branch, a token that may not push) fails, with
-    what to do."""
+    """Commit what a job wrote (the record merged by `ci merge`; with --add, those paths) and
+    push it to the branch. A push rejected because the branch moved on is retried on the
+    branch's new tip: the outcomes merged again, row by row (the record of the branch's newer
+    commits kept), or with --rebase the commit rebased (the daily sync: the deploy checks and
+    tests what it publishes). A push refused for any other reason (a protected branch, a token
+    that may not push) fails, with what to do."""
+    if not args.rebase and not args.files:
+        raise GbsiteError("ci push: give the outcomes files to merge again, or --rebase")
     git = _Git(cfg.root, args.remote)
-    record = str(cfg.verified_file)
+    paths = [str(p) for p in args.add] or [str(cfg.verified_file)]
+    what = "the commit" if args.add else "the record"
     for attempt in range(1, PUSH_ATTEMPTS + 1):
-        if not git.commit(record, args.message):
-            print(f"ci push: the record of {args.branch} already has these outcomes")
+        if attempt == 1 and not git.commit(paths, args.message):
+            print(f"ci push: nothing to commit: {args.branch} already has {what}'s changes")
             _pushed(args.output, False)
             return 0
         refused = git.push(args.branch)
         if refused is None:
-            print(f"ci push: the record pushed to {args.branch} (attempt {attempt})")
+            print(f"ci push: {what} pushed to {args.branch} (attempt {attempt})")
             _pushed(args.output, True)
             return 0
         if not git.moved_on(args.branch):
             raise GbsiteError(
                 f"ci push: {args.remote} refused the push to {args.branch} ({refused}); the "
-                "record job needs a token that may push to it (the GBSITE_RECORD_TOKEN secret, "
-                "or github-actions allowed past its protection: docs/ci.md, tokens)"
+                "job needs a token that may push to it (the GBSITE_RECORD_TOKEN secret, or "
+                "github-actions allowed past its protection: docs/ci.md, tokens)"
             )
+        if args.rebase:
+            print(f"ci push: {args.branch} moved on; rebasing {what} onto its tip")
+            git.rebase()
+            continue
         print(f"ci push: {args.branch} moved on; merging the outcomes again onto its tip")
         git.reset_to(args.branch)
         _quiet_merge(cfg, args.files)
+        if not git.commit(paths, args.message):
+            print(f"ci push: nothing to commit: {args.branch} already has these outcomes")
+            _pushed(args.output, False)
+            return 0
     raise GbsiteError(
-        f"ci push: {args.branch} moved on {PUSH_ATTEMPTS} times while the record was pushed; "
+        f"ci push: {args.branch} moved on {PUSH_ATTEMPTS} times while {what} was pushed; "
         "run the workflow again"
     )
 
@@ -350,9 +362,9 @@ class _Git:
             raise GbsiteError(f"ci push: git {argv[0]} failed: {said}")
         return done.stdout
 
-    def commit(self, record: str, message: str) -> bool:
-        """Commit the record if it changed; whether there was something to commit."""
-        self.must("add", "--", record)
+    def commit(self, paths: Sequence[str], message: str) -> bool:
+        """Commit the paths if they changed; whether there was something to commit."""
+        self.must("add", "--", *paths)
         if self.run("diff", "--cached", "--quiet").returncode == 0:
             return False
         self.must(
@@ -383,3 +395,14 @@ class _Git:
 
     def reset_to(self, branch: str) -> None:
         self.must("reset", "--quiet", "--hard", "FETCH_HEAD")
+
+    def rebase(self) -> None:
+        """This checkout's commit onto the fetched tip; a conflict fails, changing nothing."""
+        done = self.run("rebase", "--quiet", "FETCH_HEAD")
+        if done.returncode != 0:
+            self.run("rebase", "--abort")
+            said = done.stderr.strip().splitlines() or done.stdout.strip().splitlines() or [""]
+            raise GbsiteError(
+                f"ci push: cannot rebase onto the branch's new tip ({said[-1][:200]}); run "
+                "the workflow again"
+            )
