@@ -87,7 +87,13 @@ COMMANDS = {
         "--show",
     ],
     "show": ["ID", "--format {text,json}"],
-    "coverage": ["--release RELEASE", "--format {text,json}", "--list", "--min-verified N"],
+    "coverage": [
+        "--release RELEASE",
+        "--format {text,json}",
+        "--list",
+        "--min-verified N",
+        "--min-checked N",
+    ],
     "ci": [],
 }
 

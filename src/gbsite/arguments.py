@@ -306,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
         "yet (JSON lists every id)")
     add("--min-verified", type=int, metavar="N", help="exit 1 when fewer than N ids are verified "
         "(for CI)")
+    add("--min-checked", type=int, metavar="N", help="exit 1 when fewer than N ids are verified "
+        "or fixed (CI's floors: a page whose repro stops breaking with a newer release moves "
+        "from verified to fixed and still counts)")
 
     ci = sub.add_parser("ci", help="the work of CI's jobs: the release matrix, merging the "
         "outcomes of the examples jobs, the preview summary",
