@@ -569,3 +569,14 @@ def test_a_bad_record_is_one_line_and_never_a_forged_annotation(
         result = project.run("check", "--record")
         assert result.err.count("\n") == 1 and result.err.startswith(str(path)), (name, result.err)
         path.unlink()
+
+
+def test_a_summary_is_cut_below_githubs_limit() -> None:
+    from gbsite import ci
+
+    rows = "".join(f"| `docs/gb/gb{n:04d}.md:{n}` gb-fix | runs |\n" for n in range(40000))
+    text = "## Examples run by CI\n\n" + rows
+    cut = ci.capped(text)
+    assert len(text.encode()) > ci.SUMMARY_BYTES >= len(cut.encode()) - 200
+    assert cut.startswith("## Examples run by CI") and "more line(s) left out" in cut
+    assert ci.capped("short\n") == "short\n"

@@ -109,7 +109,7 @@ def merge(cfg: Config, args: argparse.Namespace) -> int:
     print(line)
     if args.summary:
         text = merge_summary(cfg, reg, merged, added, pending, args.ref)
-        _append(args.summary, text)
+        _append(args.summary, capped(text))
     return 0
 
 
@@ -122,10 +122,25 @@ def preview(cfg: Config, args: argparse.Namespace) -> int:
     reg = registry.load(cfg.registry_dir)
     text = preview_summary(cfg, reg, paths, args.artifact_url)
     if args.summary:
-        _append(args.summary, text)
+        _append(args.summary, capped(text))
     else:
         print(text, end="")
     return 0
+
+
+# GitHub drops a step's summary over 1 MiB whole: a summary is cut well below that.
+SUMMARY_BYTES = 512 * 1024
+
+
+def capped(text: str, limit: int = SUMMARY_BYTES) -> str:
+    """The summary, cut at a line when it is over `limit` bytes, saying how much was left out
+    (the job's log has every line)."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    kept = data[:limit].decode("utf-8", "ignore").rsplit("\n", 1)[0]
+    left = text.count("\n") - kept.count("\n")
+    return kept + f"\n\n*{left} more line(s) left out: GitHub keeps summaries under 1 MiB.*\n"
 
 
 def _append(path: Path, text: str) -> None:
