@@ -226,6 +226,27 @@ class Block:
         return self.needs.removeprefix("without:") if self.needs.startswith("without:") else ""
 
     @property
+    def sets_environment(self) -> bool:
+        """Whether its program sets an environment variable before it imports torch (torch
+        reads some once, as it starts: `TENSORIFY_PYTHON_SCALARS=0`). Such a program runs in
+        a fresh interpreter, as a user's would, not in a child of one that imported torch."""
+        import ast
+
+        try:
+            tree = ast.parse(self.code)
+        except SyntaxError:
+            return False
+        for node in tree.body:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                module = node.module if isinstance(node, ast.ImportFrom) else None
+                if any(n.split(".")[0] == "torch" for n in [*names, module or ""]):
+                    return False
+            if "environ" in ast.dump(node) or "putenv" in ast.dump(node):
+                return True
+        return False
+
+    @property
     def runnable(self) -> bool:
         return not self.needs or bool(self.python or self.without)
 

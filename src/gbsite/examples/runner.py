@@ -385,8 +385,14 @@ def run_all(
     with tempfile.TemporaryDirectory(prefix="gbsite-examples-") as tmp, _reaping():
         runs = plan(blocks, Path(tmp))
         expected = Counter(run.index for run in runs)  # runs of each block
-        # A run that must not find a package starts afresh: the fork server imported it.
-        forked = [r for r in runs if not r.block.without] if can_fork() and not fresh else []
+        # A run that must not find a package starts afresh: the fork server imported it; so
+        # does one that sets an environment variable before importing torch, which torch
+        # read when the fork server started.
+        forked = (
+            [r for r in runs if not r.block.without and not r.block.sets_environment]
+            if can_fork() and not fresh
+            else []
+        )
         alone = [r for r in runs if r not in forked]
         ends = itertools.chain(
             _forked(forked, python, jobs, timeout) if forked else (),

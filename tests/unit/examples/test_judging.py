@@ -203,3 +203,22 @@ def test_a_repro_whose_completed_calls_differ_says_so() -> None:
         "; before it, a silent wrong result: call 1's result differs from eager "
         "(eager gives 1, compiled 2)"
     )
+
+
+@pytest.mark.parametrize(
+    ("code", "fresh"),
+    [
+        ('import os\nos.environ["TENSORIFY_PYTHON_SCALARS"] = "0"\nimport torch\n', True),
+        ('import os\nos.putenv("X", "1")\nfrom torch import nn\n', True),
+        ('import os\nos.environ.update(X="1")\nimport torch.nn\n', True),
+        # Set after torch is imported, or never: the fork server's torch is the same.
+        ('import torch\nimport os\nos.environ["TORCH_LOGS"] = "graph_breaks"\n', False),
+        ("import torch\n\ndef fn(x):\n    return x\n", False),
+        ("def broken(:\n", False),
+    ],
+)
+def test_a_program_that_sets_the_environment_before_torch_runs_fresh(
+    code: str, fresh: bool
+) -> None:
+    found = Block("GB0224", Path("docs/gb/gb0224.md"), 40, "gb-repro", code, "fn", "eager")
+    assert found.sets_environment is fresh
