@@ -36,16 +36,39 @@ def report(
             data = {**(data or {}), "problems": [p.as_dict() for p in problems]}
         print(json.dumps(data, indent=2), file=out)
         return
+    if format == "github":
+        _annotate(problems, out)
+        problems = ()
     for problem in problems:
-        if format == "github":
-            print(problem.github(), file=out)
-            continue
         print(f"{program}: {problem}" if program and problem.path is None else problem, file=out)
         detail = details(problem).strip() if details else ""
         if detail:  # indented, a line each: no line of it can pass for one of gbsite's own
             print("\n".join("    " + _inert(ln) for ln in detail.splitlines()), file=out)
     for line in footer:
         say(line, file=footer_file or out)
+
+
+# GitHub shows 10 annotations of a kind per step and drops the rest: past that, the problems
+# are listed in a folded group of the log, with one annotation that says how many.
+GITHUB_ANNOTATIONS = 10
+
+
+def _annotate(problems: Sequence[Problem], out: TextIO) -> None:
+    shown = problems if len(problems) <= GITHUB_ANNOTATIONS else problems[: GITHUB_ANNOTATIONS - 1]
+    for problem in shown:
+        print(problem.github(), file=out)
+    rest = problems[len(shown) :]
+    if not rest:
+        return
+    print(
+        f"::error::{len(rest)} more problem(s), listed in the step's log under "
+        f'"{len(rest)} more problem(s)" (GitHub shows {GITHUB_ANNOTATIONS} annotations a step)',
+        file=out,
+    )
+    print(f"::group::{len(rest)} more problem(s)", file=out)
+    for problem in rest:
+        print(_inert(one_line(str(problem))), file=out)
+    print("::endgroup::", file=out)
 
 
 def say(text: str, *, file: TextIO | None = None, flush: bool = False) -> None:
