@@ -478,6 +478,43 @@ def test_an_environment_whose_python_is_gone_is_built_again(
     assert not list(folder.parent.glob(torchenv.PARTIAL + "*"))
 
 
+def test_an_environment_without_its_torch_is_built_again_with_a_new_stamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restored environment whose Python runs but whose torch is gone (or another release) is
+    built again in place, and its stamp changes: CI saves the cache again."""
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    folder = torchenv.env_dir("2.13.0")
+    python = torchenv.env_python(folder)
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    (folder / torchenv.STAMP).write_text("torch 2.13.0+cpu\nbuilt 1 2\n")
+    old = (folder / torchenv.STAMP).read_text()
+
+    def fake_run(command: list[str], *args: object) -> None:
+        if command[1:3] == ["-m", "venv"]:
+            made = torchenv.env_python(Path(command[-1]))
+            made.parent.mkdir(parents=True)
+            made.write_text("")
+
+    monkeypatch.setattr(torchenv, "_run", fake_run)
+    monkeypatch.setattr(torchenv, "torch_info", lambda python: ("2.13.0+cpu", tmp_path))
+    broken = [True]  # the restored environment has no torch (gbsite's own Python neither)
+    monkeypatch.setattr(
+        torchenv, "_release_here", lambda p: None if broken[0] or p != str(python) else "2.13.0"
+    )
+    said: list[str] = []
+    assert torchenv.python_for("2.13.0", ("2.13.0",), say=said.append) == str(python)
+    assert said[0].endswith("has no torch 2.13.0; building it again")
+    new = (folder / torchenv.STAMP).read_text()
+    assert new != old and new.startswith("torch 2.13.0+cpu\n")
+    # Working now: used as it is, the stamp unchanged.
+    broken[0] = False
+    said.clear()
+    assert torchenv.python_for("2.13.0", ("2.13.0",), say=said.append) == str(python)
+    assert not said and (folder / torchenv.STAMP).read_text() == new
+
+
 def test_the_install_asks_pip_for_the_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

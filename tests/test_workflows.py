@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from conftest import REPO
+from gbsite.examples import torchenv
 
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 
@@ -61,20 +62,70 @@ def assert_per_release_jobs(flow: dict, name: str, command: str) -> None:  # typ
     assert command in runs and '"${{ matrix.release }}"' in runs and "--outcomes" in runs
     restore = next(s for s in steps if "actions/cache/restore@" in s.get("uses", ""))
     save = next(s for s in steps if "actions/cache/save@" in s.get("uses", ""))
-    assert restore["with"] == save["with"]  # the same path and key
+    assert restore["with"]["path"] == save["with"]["path"]
     # Keyed by what the environment depends on: a runner whose Python moved (its interpreter
     # is linked into the environment) or a changed install recipe gets a new entry.
+    prefix = restore["with"]["restore-keys"]
     for part in (
         "${{ matrix.release }}",
         "${{ runner.os }}",
         "${{ steps.python.outputs.python-version }}",
         "${{ hashFiles('src/gbsite/examples/torchenv.py') }}",
     ):
-        assert part in restore["with"]["key"], part
+        assert part in prefix, part
+    # Entries are immutable: the newest of the prefix is restored (never an exact hit), and an
+    # environment built in this job (its stamp changed: new, or a broken one built again) is
+    # saved under a key of its own, after failed blocks too.
+    assert restore["with"]["key"] == prefix + "${{ github.run_id }}"
+    assert save["with"]["key"].startswith(prefix + "${{ github.run_id }}")
+    ids = [s.get("id") for s in steps]
+    check = next(i for i, s in enumerate(steps) if command in s.get("run", ""))
+    assert ids.index("cache") < ids.index("before") < check < ids.index("after")
+    for stamp in ("before", "after"):
+        assert torchenv.STAMP in steps[ids.index(stamp)]["run"]
+    assert steps[ids.index("after")]["if"] == "always()"
+    assert save["if"] == "always() && steps.after.outputs.stamp != steps.before.outputs.stamp"
     assert any(s.get("id") == "python" and "setup-python@" in s.get("uses", "") for s in steps)
     assert restore["with"]["path"] == ".gbsite-cache/torch/${{ matrix.release }}"
-    assert save["if"].startswith("always()")
     assert job["env"]["GBSITE_TORCH_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
+
+
+@pytest.mark.parametrize("name", ["ci.yml", "examples-matrix.yml"])
+def test_the_stamp_steps_tell_a_new_build_from_a_restored_one(name: str, tmp_path: Path) -> None:
+    """The before and after steps played as GitHub runs them (bash with pipefail): no
+    environment, the same one, and one built again give stamps that differ only on a build."""
+    job = next(
+        j
+        for j in load(REPO / ".github" / "workflows" / name)["jobs"].values()
+        if any(s.get("id") == "before" for s in j.get("steps", []))
+    )
+    runs = {
+        s.get("id"): s.get("run", "").replace("${{ matrix.release }}", "2.13.0")
+        for s in job["steps"]
+    }
+    cache = tmp_path / "cache"
+
+    def stamp(step: str) -> str:
+        out = tmp_path / "out"
+        out.write_text("")
+        env = {"PATH": "/usr/bin:/bin", "GBSITE_CACHE_DIR": str(cache), "GITHUB_OUTPUT": str(out)}
+        subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", runs[step]],
+            check=True,
+            env=env,
+        )
+        (line,) = out.read_text().splitlines()
+        return line
+
+    nothing = stamp("before")
+    built = cache / "torch" / "2.13.0" / torchenv.STAMP
+    built.parent.mkdir(parents=True)
+    built.write_text("torch 2.13.0+cpu\nbuilt 1 2\n")
+    assert stamp("after") != nothing  # first build: saved
+    assert stamp("before") == stamp("after")  # restored and used: not saved again
+    restored = stamp("before")
+    built.write_text("torch 2.13.0+cpu\nbuilt 3 4\n")
+    assert stamp("after") != restored  # built again in place: saved again
 
 
 def test_ci_computes_the_outcomes_of_changed_blocks_and_records_them() -> None:

@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from gbsite.releases import release_of
 
 PACKAGES = ("numpy",)  # what the examples import besides torch
 PARTIAL = ".partial-"
+STAMP = "gbsite-env"  # in each environment: which build it is (see create)
 INDEX_ENV = "GBSITE_TORCH_INDEX_URL"
 PROBE_SECONDS = 10.0  # an index that does not answer by then is taken as unreachable
 
@@ -199,12 +201,14 @@ def python_for(
         return current
     folder = env_dir(release, python)
     found = env_python(folder)
-    if found.exists():
+    if found.exists() and _release_here(str(found)) == release:
         return str(found)
     if folder.exists() or folder.is_symlink():
-        # A cache restored on a machine whose Python moved (its interpreter link dangles), or
-        # an environment cut short: built again in its place.
-        say(f"gbsite: the environment in {folder} has no working Python; building it again")
+        # A cache restored on a machine whose Python moved (its interpreter link dangles), an
+        # environment cut short, or one whose torch is gone or another: built again in place.
+        # Its new STAMP tells CI to save the cache again.
+        lack = "no working Python" if not found.exists() else f"no torch {release}"
+        say(f"gbsite: the environment in {folder} has {lack}; building it again")
         if folder.is_symlink() or not folder.is_dir():
             folder.unlink()
         else:
@@ -266,6 +270,8 @@ def create(
         version = torch_info(str(env_python(partial)))[0]
         if release_of(version) != release:
             raise GbsiteError(f"installing torch {release} gave torch {version}")
+        # Written last: a build's identity, which CI compares to save a rebuilt cache again.
+        (partial / STAMP).write_text(f"torch {version}\nbuilt {time.time_ns()} {os.getpid()}\n")
         try:
             partial.rename(folder)
         except OSError:
