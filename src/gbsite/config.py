@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from gbsite import releases
 from gbsite.errors import GbsiteError, Problem
+from gbsite.fs.files import read_input_text
 
 CONFIG_NAME = "gbsite.toml"
 
@@ -86,7 +87,7 @@ def load(root: Path | None = None, text: str | None = None) -> Config:
     root = (root or find_root(Path.cwd())).resolve()
     file = root / CONFIG_NAME
     try:
-        text = file.read_text(encoding="utf-8") if text is None else text
+        text = read_input_text(file) if text is None else text
     except FileNotFoundError:
         raise GbsiteError.at(file, None, "not found; is this a gbsite project?") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -71,9 +71,11 @@ def github_property(text: str) -> str:
 
 def display_path(path: Path) -> str:
     """Paths relative to the working directory when possible, as editors and CI logs expect."""
+    # The folder resolved, not the file: a symbolic link is named as itself, not as its target
+    # (or a loop that cannot be resolved).
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+        return str((path.parent.resolve() / path.name).relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError, RuntimeError):
         return str(path)
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
 from gbsite.fs import transaction
+from gbsite.fs.files import read_input, read_input_text
 from gbsite.registry import store as registry
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def release_resolve(cfg: Config, args: argparse.Namespace) -> int:
             )
         path = registry.snapshot_path(cfg.registry_dir, label)
         try:
-            data = gzip.decompress(path.read_bytes())
+            data = gzip.decompress(read_input(path))
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise GbsiteError.at(path, None, f"cannot read the snapshot: {exc}") from None
         texts = importer.parse_registry_json(path, data)
@@ -175,7 +176,7 @@ def release_add(cfg: Config, args: argparse.Namespace) -> int:
     release, listed = args.release, cfg.example_releases
     if not releases.is_release(release):
         raise GbsiteError(f"{release[:40]!r} is not a torch release such as 2.16.0")
-    text = cfg.file.read_text(encoding="utf-8")
+    text = read_input_text(cfg.file)
     new_text: str | None = None  # gbsite.toml as it will be; None: it lists R already
     if release in listed:
         # Listed but not imported (listed by hand, or an add cut short): import it only.

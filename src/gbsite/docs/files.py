@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fs.files import ReadBytes, check_input, decode_utf8
+from gbsite.fs.files import ReadBytes, check_input, decode_utf8, read_input
 
 START_MARKER = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
 END_MARKER = "<!-- ADDITIONAL INFORMATION END -->"
@@ -243,11 +243,11 @@ def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
 MAX_BYTES = 1024 * 1024
 
 
-def read(path: Path, *, outside: bool = True, read: ReadBytes = Path.read_bytes) -> Doc:
+def read(path: Path, *, outside: bool = True, read: ReadBytes = read_input) -> Doc:
     return parse(path, read_text(path, read=read), outside=outside)
 
 
-def read_text(path: Path, *, read: ReadBytes = Path.read_bytes) -> str:
+def read_text(path: Path, *, read: ReadBytes = read_input) -> str:
     """A docs file's text, within the size limit and strictly UTF-8, not parsed yet."""
     try:
         data = read(path)

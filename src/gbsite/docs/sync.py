@@ -12,7 +12,7 @@ from gbsite.config import Config
 from gbsite.docs import files as docs
 from gbsite.docs import links
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fs.files import write_atomic
+from gbsite.fs.files import read_input, write_atomic
 from gbsite.registry.model import Registry
 from gbsite.registry.views import EntryView, entry_views
 
@@ -142,7 +142,7 @@ def apply(docs_dir: Path, result: Plan) -> list[Path]:
     for path, text in result.writes.items():
         data = text.encode("utf-8")
         try:
-            if path.read_bytes() == data:
+            if read_input(path) == data:
                 continue
         except FileNotFoundError:
             pass

@@ -30,7 +30,7 @@ from pathlib import Path
 from gbsite.errors import GbsiteError, Problem
 from gbsite.examples import record as rec
 from gbsite.examples.vocabulary import Outcome
-from gbsite.fs.files import write_atomic
+from gbsite.fs.files import InputTooLarge, read_input, write_atomic
 
 FORMAT = "gbsite-outcomes/1"
 MAX_BYTES = 64 * 1024 * 1024  # a run of every block with long failures is well under 10 MB
@@ -97,15 +97,16 @@ def _bad(path: Path, why: str) -> GbsiteError:
 
 def read(path: Path) -> Run:
     """A job's outcomes file, validated: anything else is a one-line error."""
+    # CI's files are what a fork's pull request can forge: a pipe, a device or a huge file is
+    # refused before it is read (the outcomes folder is the tree it must stay in).
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_BYTES + 1)
+        raw = read_input(path, root=path.parent, limit=MAX_BYTES)
     except FileNotFoundError:
         raise GbsiteError.at(path, None, "no such file") from None
-    except IsADirectoryError:
-        raise GbsiteError.at(path, None, "is a folder") from None
-    if len(raw) > MAX_BYTES:
-        raise _bad(path, f"larger than {MAX_BYTES // 2**20} MB")
+    except InputTooLarge:
+        raise _bad(path, f"larger than {MAX_BYTES // 2**20} MB") from None
+    except OSError as exc:
+        raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

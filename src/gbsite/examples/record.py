@@ -33,7 +33,7 @@ from gbsite import releases
 from gbsite.errors import GbsiteError
 from gbsite.examples.annotations import FIX, KINDS, REPRO, Kind
 from gbsite.examples.vocabulary import Did, Outcome
-from gbsite.fs.files import check_input, decode_utf8, write_if_changed
+from gbsite.fs.files import InputTooLarge, decode_utf8, read_input, write_if_changed
 from gbsite.fs.lock import locked
 from gbsite.registry import yamlio
 from gbsite.registry.model import GB_ID
@@ -172,15 +172,14 @@ def _text(path: Path) -> str:
     """The record's text: a regular file inside the project, within the size limit."""
     # Not a pipe, a device or a link out of the project (it would hang, fill the memory, or
     # decide what the site says from a file elsewhere), and not beyond any real record's size.
-    check_input(path)
     limit = max_bytes()
     try:
-        with path.open("rb") as f:
-            data = f.read(limit + 1)
+        data = read_input(path, limit=limit)
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
-    if len(data) > limit:
-        raise _malformed(path, f"larger than {limit / 2**20:g} MB; {MAX_ENV} raises the limit")
+    except InputTooLarge:
+        why = f"larger than {limit / 2**20:g} MB; {MAX_ENV} raises the limit"
+        raise _malformed(path, why) from None
     return decode_utf8(path, data)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from gbsite.errors import Problem
 from gbsite.examples.status import Declaration
 from gbsite.examples.vocabulary import State
+from gbsite.fs.files import MAX_MEMBER_BYTES, read_input
 from gbsite.registry.model import Entry, Registry
 from gbsite.releases import in_release, registry_labels, release_of
 
@@ -27,13 +28,18 @@ class TorchSource:
     def path(self, source: str) -> Path | None:
         """The cited file, None when it is not a file inside the package (a link out of it)."""
         path = self.folder.joinpath(*source.split("/")[1:])
-        if not path.resolve().is_relative_to(self.folder.resolve()) or not path.is_file():
+        try:
+            inside = path.resolve().is_relative_to(self.folder.resolve())
+        except (OSError, RuntimeError):  # a link loop
+            return None
+        if not inside or not path.is_file():
             return None
         return path
 
     def text(self, path: Path) -> str:
         if path not in self._texts:
-            self._texts[path] = path.read_text(encoding="utf-8", errors="replace")
+            data = read_input(path, root=self.folder, limit=MAX_MEMBER_BYTES)
+            self._texts[path] = data.decode("utf-8", errors="replace")
         return self._texts[path]
 
     def strings(self, path: Path) -> set[str]:

@@ -1,7 +1,9 @@
 """Single files, written and read safely.
 
-Writes never leave a half-written file and skip files whose bytes are unchanged; reads take only
-regular files inside the project (check_input) and strict UTF-8 (decode_utf8).
+Writes never leave a half-written file and skip files whose bytes are unchanged; every read of
+an input goes through read_input: regular files only, inside the tree they belong to
+(check_input), within a size limit known before reading, symbolic link loops reported; text is
+strict UTF-8 (decode_utf8).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
+
+MAX_INPUT_BYTES = 64 * 2**20  # an input larger than this is not one of gbsite's files
+MAX_MEMBER_BYTES = 16 * 2**20  # a file of a torch source tree (a wheel's members: the same)
 
 # How a loader reads a file's bytes: Path.read_bytes, or a build's snapshot of what it hashed.
 ReadBytes = Callable[[Path], bytes]
@@ -91,15 +96,25 @@ def check_input(path: Path, root: Path | None = None) -> None:
         info = path.lstat()
     except FileNotFoundError:
         return  # the reader reports it
+    except OSError as exc:  # a folder on the way that is a link loop, or not a folder
+        raise GbsiteError.at(path, None, f"cannot read: {exc.strerror or exc}") from None
     if stat.S_ISLNK(info.st_mode):
+        where = f"outside {root}" if root else "outside the project"
         root = root or project_root(path.parent)
-        target = path.resolve()
+        try:
+            target = path.resolve(strict=True)
+        except FileNotFoundError:
+            raise GbsiteError.at(path, None, "a symbolic link to nothing (broken link)") from None
+        except (OSError, RuntimeError):  # ELOOP, reported as RuntimeError by some Pythons
+            raise GbsiteError.at(
+                path, None, "a symbolic link loop (the link leads back to itself); remove it"
+            ) from None
         if not target.is_relative_to(root):
             raise GbsiteError.at(
                 path,
                 None,
-                f"a symbolic link to {target}, outside the project; gbsite reads only files "
-                "inside it: copy the file in instead",
+                f"a symbolic link to {target}, {where}; gbsite reads only files inside it: "
+                "copy the file in instead",
             )
         try:
             info = target.stat()
@@ -111,6 +126,54 @@ def check_input(path: Path, root: Path | None = None) -> None:
         raise GbsiteError.at(
             path, None, f"not a regular file (a {_kind_of(info.st_mode)}); gbsite reads only files"
         )
+
+
+class InputTooLarge(GbsiteError):
+    """An input over its size limit (a reader may say which setting raises it)."""
+
+
+def read_input(path: Path, *, root: Path | None = None, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the input file `path`, read the one guarded way: check_input first, then
+    the open file itself is checked (a file swapped for a pipe after the check opens without
+    blocking and is refused) and its size compared with `limit` before anything is read, and
+    no more than `limit` bytes are ever read (a file that grows). FileNotFoundError is left to
+    the caller, which knows whether a missing file is an error; every other problem is a
+    one-line GbsiteError naming the file."""
+    check_input(path, root)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise GbsiteError.at(path, None, "is a folder, not a file") from None
+    except OSError as exc:
+        raise GbsiteError.at(path, None, f"cannot read: {exc.strerror or exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise GbsiteError.at(path, None, "is a folder, not a file")
+        kind = _kind_of(info.st_mode)
+        raise GbsiteError.at(path, None, f"not a regular file (a {kind}); gbsite reads only files")
+    with os.fdopen(fd, "rb") as f:
+        if info.st_size > limit:
+            raise InputTooLarge.at(path, None, _too_large(info.st_size, limit))
+        try:
+            data = f.read(limit + 1)
+        except OSError as exc:
+            raise GbsiteError.at(path, None, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise InputTooLarge.at(path, None, _too_large(len(data), limit))
+    return data
+
+
+def read_input_text(path: Path, *, root: Path | None = None, limit: int = MAX_INPUT_BYTES) -> str:
+    """read_input as strict UTF-8 text."""
+    return decode_utf8(path, read_input(path, root=root, limit=limit))
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"larger than {limit / 2**20:g} MB, the limit for this file ({size:,} bytes or more)"
 
 
 def _kind_of(mode: int) -> str:

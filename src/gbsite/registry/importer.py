@@ -9,13 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gbsite import releases
 from gbsite.errors import GbsiteError, Problem
+from gbsite.fs.files import InputTooLarge, read_input
 from gbsite.registry import fetch, resolve
 from gbsite.registry.model import GB_ID, Entry, Registry, Resolution, Revision, Source, Text
 from gbsite.registry.torchtree import TorchTree
@@ -97,12 +97,11 @@ def read_source(source: str, limits: fetch.Limits | None = None) -> UpstreamSnap
 
 def _read_file(path: Path, limits: fetch.Limits) -> bytes:
     """A local source: a regular file (not a FIFO or a device) no larger than a download."""
-    info = path.stat()
-    if not stat.S_ISREG(info.st_mode):
-        raise GbsiteError.at(path, None, "not a regular file")
-    if info.st_size > limits.download:
-        raise GbsiteError.at(path, None, "larger than --max-download; is it a registry?")
-    return path.read_bytes()
+    try:
+        # A file the user named: it may be anywhere (root "/"), but it is read the guarded way.
+        return read_input(path, root=Path(path.absolute().anchor), limit=limits.download)
+    except InputTooLarge:
+        raise GbsiteError.at(path, None, "larger than --max-download; is it a registry?") from None
 
 
 _STRING = re.compile(r'("(?:[^"\\]|\\.)*")(\s*:)?', re.S)

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fs.files import ReadBytes, check_input, decode_utf8, write_if_changed
+from gbsite.fs.files import (
+    ReadBytes,
+    check_input,
+    decode_utf8,
+    read_input,
+    read_input_text,
+    write_if_changed,
+)
 from gbsite.registry import validate, yamlio
 from gbsite.registry.model import (
     CATEGORIES_FILE,
@@ -190,7 +197,7 @@ def _check_totals(folder: Path, sources: list[Source], entries: dict[str, Entry]
     if len(current) == newest.entries and items == newest.items:
         return []
     path = folder / SOURCES_FILE
-    text = path.read_text(encoding="utf-8")
+    text = read_input_text(path)
     line = yamlio.locate(text, ["sources", len(sources) - 1])
     return [
         Problem(
@@ -297,8 +304,7 @@ def snapshot_problems(folder: Path, sources: list[Source]) -> list[Problem]:
             )
             continue
         try:
-            check_input(path)
-            data = fetch.gunzip(path, path.read_bytes(), fetch.Limits())
+            data = fetch.gunzip(path, read_input(path), fetch.Limits())
         except GbsiteError as exc:
             problems += exc.problems
             continue

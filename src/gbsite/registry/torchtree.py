@@ -11,8 +11,9 @@ import zipfile
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
+from gbsite.fs.files import MAX_MEMBER_BYTES, read_input
 
-MAX_MEMBER = 16 * 1024 * 1024  # a .py file of a wheel larger than this is not read
+MAX_MEMBER = MAX_MEMBER_BYTES  # a .py file larger than this is not read (wheel or folder)
 
 
 class TorchTree:
@@ -47,7 +48,9 @@ class FolderTree(TorchTree):
         if path not in self._texts:
             target = self.folder.joinpath(*path.split("/")[1:])
             try:
-                self._texts[path] = target.read_text(encoding="utf-8", errors="replace")
+                # A pipe, a device or a huge file in a hostile tree is an error, not a hang.
+                data = read_input(target, root=self.folder, limit=MAX_MEMBER)
+                self._texts[path] = data.decode("utf-8", errors="replace")
             except OSError:
                 self._texts[path] = None
         return self._texts[path]

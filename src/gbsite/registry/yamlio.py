@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from gbsite.errors import GbsiteError
-from gbsite.fs.files import decode_utf8
+from gbsite.fs.files import decode_utf8, read_input
 
 KeyPath = Sequence[str | int]
 
@@ -146,7 +146,7 @@ def load(path: Path, text: str) -> Any:
 
 def read(path: Path) -> Any:
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
     return load(path, decode_utf8(path, data))

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from gbsite import releases as release_order
 from gbsite.errors import GbsiteError
+from gbsite.fs.files import read_input
 
 FILE = "adjacent-messages.json"  # in the registry folder
 KINDS = {
@@ -63,7 +64,7 @@ class AdjacentMessage(NamedTuple):
 def load(path: Path, read: Callable[[Path], bytes] | None = None) -> list[AdjacentMessage]:
     """The messages of the data file ([] when there is none)."""
     try:
-        raw = read(path) if read else path.read_bytes()
+        raw = read(path) if read else read_input(path)
     except FileNotFoundError:
         return []
     except OSError as exc:

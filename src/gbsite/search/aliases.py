@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from gbsite.errors import GbsiteError
+from gbsite.fs.files import read_input_text
 
 
 def period(releases: list[str]) -> str:
@@ -29,7 +30,7 @@ def period(releases: list[str]) -> str:
 def read(path: Path) -> dict[str, list[tuple[str, str]]]:
     """id -> [(message template, period)], in the file's order; {} when there is no file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_input_text(path))
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:

@@ -18,6 +18,9 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gbsite.errors import GbsiteError
+from gbsite.fs.files import read_input
+
 if TYPE_CHECKING:
     from gbsite.config import Config
     from gbsite.search.index import SearchIndex
@@ -103,8 +106,8 @@ def load(cfg: Config, path: Path, *, info: bool = True) -> SearchIndex:
     from gbsite.search import index
 
     try:
-        raw = path.read_bytes()
-    except OSError:
+        raw = read_input(path)
+    except (OSError, GbsiteError):  # none, or not a file: built again in its place
         raw = None
     if raw is not None:
         try:

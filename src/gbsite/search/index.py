@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gbsite import urls
+from gbsite.fs.files import read_input
 from gbsite.search import rules
 from gbsite.search.model import SearchEntry, SearchText
 
@@ -244,7 +245,7 @@ def load_index(index: Path, sources: Iterable[Path], *, info: bool = True) -> Se
         return None
     if any(_newest_mtime(source) > built for source in sources):
         return None
-    return _parse_index(index.read_bytes(), info)
+    return _parse_index(read_input(index), info)
 
 
 def _newest_mtime(folder: Path) -> int:

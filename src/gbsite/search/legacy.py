@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from gbsite import releases as release_order
 from gbsite.errors import GbsiteError
+from gbsite.fs.files import read_input
 
 FILE = "legacy-messages.json"  # in the registry folder
 MIN_FIXED_CHARS = 10  # a template with less fixed text would match unrelated lines
@@ -49,7 +50,7 @@ class LegacyMessage(NamedTuple):
 def load(path: Path, read: Callable[[Path], bytes] | None = None) -> list[LegacyMessage]:
     """The mapped messages of the data file ([] when there is none), each template once."""
     try:
-        raw = read(path) if read else path.read_bytes()
+        raw = read(path) if read else read_input(path)
     except FileNotFoundError:
         return []
     except OSError as exc:

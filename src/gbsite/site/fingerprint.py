@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gbsite.config import Config
-from gbsite.fs.files import input_files
+from gbsite.fs.files import input_files, read_input
 from gbsite.registry.model import SNAPSHOTS_DIR
 
 MARKER = ".gbsite-output"
@@ -46,7 +46,7 @@ class ReadInputs:
     def read(self, path: Path) -> bytes:
         """The bytes that were hashed; a file the fingerprint did not cover is read now."""
         data = self.files.get(path)
-        return data if data is not None else path.read_bytes()
+        return data if data is not None else read_input(path)
 
 
 def inputs(
@@ -64,7 +64,7 @@ def inputs(
             if since is not None and path in since.hashes and path not in changed:
                 digest, data = since.hashes[path], since.files.get(path, b"")
             else:
-                data = path.read_bytes()
+                data = read_input(path)
                 digest = hashlib.sha256(data).digest()
             hashes[path] = digest
             if keep:

@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from gbsite import urls
-from gbsite.fs.files import input_files
+from gbsite.fs.files import input_files, read_input
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -160,7 +160,7 @@ def assets(cfg: Config) -> list[OutputFile]:
 
 def _reader(path: Path) -> Callable[[], bytes]:
     def read_asset() -> bytes:
-        data = path.read_bytes()
+        data = read_input(path)
         if path.suffix == ".css":  # page-specific rules (index.css, dashboard.css)
             from gbsite.site.renderer import minify_css
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from gbsite import urls
 from gbsite.errors import GbsiteError
+from gbsite.fs.files import read_input_text
 
 if TYPE_CHECKING:
     import jinja2
@@ -51,7 +52,7 @@ class Renderer:
         """templates/assets/style.css, minified, plus the highlighting rules the code uses."""
         path = self.cfg.templates_dir / urls.STYLESHEET
         try:
-            base = path.read_text(encoding="utf-8")
+            base = read_input_text(path)
         except FileNotFoundError:
             raise GbsiteError.at(path, None, "stylesheet not found") from None
         return minify_css(base) + _rules(frozenset(classes))
