@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gbsite.errors import Problem
+from gbsite.fs.files import read_input
 
 if TYPE_CHECKING:  # at run time, only the standard library (see above)
     from gbsite.registry.model import Entry
@@ -220,7 +221,7 @@ def problems(
     file: Path,
     releases: Sequence[str],
     labels: Sequence[str],
-    read: Callable[[Path], bytes] = Path.read_bytes,
+    read: Callable[[Path], bytes] = read_input,
 ) -> list[Problem]:
     """`gbsite.toml:LINE: release 2.16.0 of [examples] is not imported; ...` for each release
     listed in gbsite.toml that no imported release answers for. `releases`: the config's (when

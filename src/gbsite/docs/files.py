@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gbsite.errors import GbsiteError, Problem
-from gbsite.fs.files import ReadBytes, check_input, decode_utf8, read_input
+from gbsite.fs.files import InputTooLarge, ReadBytes, check_input, decode_utf8, read_input
 
 START_MARKER = "<!-- ADDITIONAL INFORMATION START - Add custom information below this line -->"
 END_MARKER = "<!-- ADDITIONAL INFORMATION END -->"
@@ -243,24 +243,32 @@ def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:
 MAX_BYTES = 1024 * 1024
 
 
-def read(path: Path, *, outside: bool = True, read: ReadBytes = read_input) -> Doc:
+def read(path: Path, *, outside: bool = True, read: ReadBytes | None = None) -> Doc:
     return parse(path, read_text(path, read=read), outside=outside)
 
 
-def read_text(path: Path, *, read: ReadBytes = read_input) -> str:
-    """A docs file's text, within the size limit and strictly UTF-8, not parsed yet."""
+def read_text(path: Path, *, read: ReadBytes | None = None) -> str:
+    """A docs file's text, within the size limit and strictly UTF-8, not parsed yet. `read`:
+    how the bytes are got (a build's snapshot); by default the guarded read, which stops at the
+    limit before reading more."""
     try:
-        data = read(path)
+        data = read(path) if read else read_input(path, limit=MAX_BYTES)
+    except InputTooLarge as exc:
+        raise _too_large(path, exc.size) from None
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
     if len(data) > MAX_BYTES:
-        raise GbsiteError.at(
-            path,
-            None,
-            f"{len(data) / 1024 / 1024:.1f} MB, more than the {MAX_BYTES // 1024 // 1024} MB a "
-            "docs file may have; a page's notes take a few KB: trim them",
-        )
+        raise _too_large(path, len(data))
     return decode_utf8(path, data)
+
+
+def _too_large(path: Path, size: int) -> GbsiteError:
+    return GbsiteError.at(
+        path,
+        None,
+        f"{size / 1024 / 1024:.1f} MB, more than the {MAX_BYTES // 1024 // 1024} MB a docs file "
+        "may have; a page's notes take a few KB: trim them",
+    )
 
 
 # ---- comparing a file with what it should be ----------------------------------------------

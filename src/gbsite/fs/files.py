@@ -16,12 +16,12 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from gbsite.errors import GbsiteError
+from gbsite.errors import GbsiteError, Problem
 
 MAX_INPUT_BYTES = 64 * 2**20  # an input larger than this is not one of gbsite's files
 MAX_MEMBER_BYTES = 16 * 2**20  # a file of a torch source tree (a wheel's members: the same)
 
-# How a loader reads a file's bytes: Path.read_bytes, or a build's snapshot of what it hashed.
+# How a loader reads a file's bytes: read_input, or a build's snapshot of what it hashed.
 ReadBytes = Callable[[Path], bytes]
 
 
@@ -99,7 +99,8 @@ def check_input(path: Path, root: Path | None = None) -> None:
     except OSError as exc:  # a folder on the way that is a link loop, or not a folder
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror or exc}") from None
     if stat.S_ISLNK(info.st_mode):
-        where = f"outside {root}" if root else "outside the project"
+        project = root is None or (root / "gbsite.toml").is_file()
+        where = "outside the project" if project else f"outside {root}"
         root = root or project_root(path.parent)
         try:
             target = path.resolve(strict=True)
@@ -129,7 +130,10 @@ def check_input(path: Path, root: Path | None = None) -> None:
 
 
 class InputTooLarge(GbsiteError):
-    """An input over its size limit (a reader may say which setting raises it)."""
+    """An input over its size limit (a reader may say which setting raises it); `size` is what
+    was seen of it, at least limit + 1 bytes."""
+
+    size = 0
 
 
 def read_input(path: Path, *, root: Path | None = None, limit: int = MAX_INPUT_BYTES) -> bytes:
@@ -157,13 +161,13 @@ def read_input(path: Path, *, root: Path | None = None, limit: int = MAX_INPUT_B
         raise GbsiteError.at(path, None, f"not a regular file (a {kind}); gbsite reads only files")
     with os.fdopen(fd, "rb") as f:
         if info.st_size > limit:
-            raise InputTooLarge.at(path, None, _too_large(info.st_size, limit))
+            raise _too_large(path, info.st_size, limit)
         try:
             data = f.read(limit + 1)
         except OSError as exc:
             raise GbsiteError.at(path, None, f"cannot read: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise InputTooLarge.at(path, None, _too_large(len(data), limit))
+        raise _too_large(path, len(data), limit)
     return data
 
 
@@ -172,8 +176,11 @@ def read_input_text(path: Path, *, root: Path | None = None, limit: int = MAX_IN
     return decode_utf8(path, read_input(path, root=root, limit=limit))
 
 
-def _too_large(size: int, limit: int) -> str:
-    return f"larger than {limit / 2**20:g} MB, the limit for this file ({size:,} bytes or more)"
+def _too_large(path: Path, size: int, limit: int) -> InputTooLarge:
+    why = f"larger than {limit / 2**20:g} MB, the limit for this file ({size:,} bytes or more)"
+    error = InputTooLarge(Problem(why, path, None))
+    error.size = size
+    return error
 
 
 def _kind_of(mode: int) -> str:

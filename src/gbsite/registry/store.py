@@ -93,7 +93,7 @@ def entry_files(folder: Path) -> tuple[list[tuple[str, Path]], list[Problem]]:
     return found, problems
 
 
-def load(folder: Path, *, must_exist: bool = True, read: ReadBytes = Path.read_bytes) -> Registry:
+def load(folder: Path, *, must_exist: bool = True, read: ReadBytes = read_input) -> Registry:
     """Load and validate the whole registry; raises GbsiteError listing every problem."""
     if not folder.is_dir():
         if must_exist:
@@ -161,7 +161,7 @@ def _load_resolutions(
 
 def load_sources(folder: Path) -> list[Source]:
     """registry/sources.yaml, validated: the imported labels, oldest first."""
-    return _load_sources(folder / SOURCES_FILE, Path.read_bytes)
+    return _load_sources(folder / SOURCES_FILE, read_input)
 
 
 def load_entry(folder: Path, gb_id: str) -> Registry | None:
@@ -173,13 +173,11 @@ def load_entry(folder: Path, gb_id: str) -> Registry | None:
         raise GbsiteError.at(folder, None, "no registry here; create it with `gbsite import`")
     if not path.is_file():
         return None
-    sources = _load_sources(folder / SOURCES_FILE, Path.read_bytes)
-    categories = _load_categories(folder / CATEGORIES_FILE, Path.read_bytes)
+    sources = _load_sources(folder / SOURCES_FILE, read_input)
+    categories = _load_categories(folder / CATEGORIES_FILE, read_input)
     labels = {s.label: i for i, s in enumerate(sources)}
     file_ids = {gb_id for gb_id, _ in entry_files(folder / ENTRIES_DIR)[0]}
-    entry, problems = validate.entry(
-        path, _read_text(path, Path.read_bytes), gb_id, labels, file_ids
-    )
+    entry, problems = validate.entry(path, _read_text(path, read_input), gb_id, labels, file_ids)
     if problems or entry is None:
         raise GbsiteError(problems)
     return Registry(sources, {gb_id: entry}, categories)
