@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
@@ -160,92 +161,131 @@ def _limits(args: argparse.Namespace) -> fetch.Limits:
     )
 
 
-def release_add(cfg: Config, args: argparse.Namespace) -> int:
-    """`gbsite release add R [SOURCE]`: import release R's registry, add R to gbsite.toml's
-    [examples] releases and sync docs/gb/. All or nothing for registry/ and gbsite.toml:
-    everything that can be refused is, before the first write; gbsite.toml is written while the
-    new registry/ is staged, and put back if the swap fails. The examples' outcomes for R are
-    left to CI (`gbsite check --examples --torch R --changed`)."""
-    import tempfile
+class _ReleaseChange(NamedTuple):
+    """What `release add R` changes in gbsite.toml, as the file is now."""
 
+    cfg: Config  # the settings the file holds now
+    text: str  # its text now
+    new_text: str | None  # with R added to [examples] releases; None: it lists R already
+    imported: bool  # listed and imported: what is left to do, if anything, is the sync
+
+
+def _release_change(cfg: Config, release: str, labels: Sequence[str]) -> _ReleaseChange:
+    """Read gbsite.toml and decide the change, refusing what cannot be done. `labels`: the
+    imported snapshots."""
     from gbsite import config, releases
-    from gbsite.docs import sync
-    from gbsite.fs.files import write_atomic
-    from gbsite.registry import fetch, importer
 
-    release, listed = args.release, cfg.example_releases
-    if not releases.is_release(release):
-        raise GbsiteError(f"{release[:40]!r} is not a torch release such as 2.16.0")
     text = read_input_text(cfg.file)
-    new_text: str | None = None  # gbsite.toml as it will be; None: it lists R already
+    now = config.load(cfg.root, text=text)
+    listed = now.example_releases
     if release in listed:
         # Listed but not imported (listed by hand, or an add cut short): import it only.
-        imported = registry.load(cfg.registry_dir, must_exist=False).labels
-        if releases.registry_label(release, imported) is not None:
-            where = releases.line_of(text, release)
-            raise GbsiteError.at(
-                cfg.file, where, f"{release} is a release of the examples already, and imported"
-            )
-    elif releases.order(release) < releases.order(listed[-1]):
+        return _ReleaseChange(now, text, None, releases.registry_label(release, labels) is not None)
+    if releases.order(release) < releases.order(listed[-1]):
         raise GbsiteError(
             f"{release} is older than {listed[-1]}, the newest release of the examples: "
             "releases are added oldest first"
         )
-    else:
-        new_text = releases.with_release(text, release, listed)
-        if config.load(cfg.root, text=new_text).example_releases != (*listed, release):
-            raise GbsiteError.at(
-                cfg.file,
-                None,
-                f"cannot add {release} to [examples] releases in this file's layout; add it "
-                f"by hand, then run gbsite release add {release}",
-            )
-    limits = _limits(args)
-    if args.source:
-        snapshot = importer.read_source(args.source, limits)
-    else:
-        with tempfile.TemporaryDirectory(prefix="gbsite-wheel-") as folder:
-            print(f"downloading the torch {release} wheel with pip (about 140 MB)")
-            wheel = fetch.torch_wheel(release, Path(folder), limits)
-            snapshot = importer.read_source(str(wheel), limits)
-    named = snapshot.label  # from a wheel's or file's name
-    if named is not None and releases.version(named) is not None and named != release:
-        raise GbsiteError(f"{args.source}: this is torch {named}, not {release}")
-    tree = _torch_tree(args, snapshot)
+    new_text = releases.with_release(text, release, listed)
+    if config.load(cfg.root, text=new_text).example_releases != (*listed, release):
+        raise GbsiteError.at(
+            cfg.file,
+            None,
+            f"cannot add {release} to [examples] releases in this file's layout; add it "
+            f"by hand, then run gbsite release add {release}",
+        )
+    return _ReleaseChange(now, text, new_text, False)
+
+
+def release_add(cfg: Config, args: argparse.Namespace) -> int:
+    """`gbsite release add R [SOURCE]`: import release R's registry, add R to gbsite.toml's
+    [examples] releases and sync docs/gb/. gbsite.toml is read, changed and written under the
+    lock of registry/, so two adds take turns and neither loses the other's release. All or
+    nothing for registry/ and gbsite.toml: everything that can be refused is, before the first
+    write; gbsite.toml is written while the new registry/ is staged, and put back if the swap
+    fails. An add killed after the swap left docs/gb/ as it was: run again, it syncs them. The
+    examples' outcomes for R are left to CI (`gbsite check --examples --torch R --changed`)."""
+    import tempfile
+
+    from gbsite import releases
+    from gbsite.docs import sync
+    from gbsite.fs.files import write_atomic
+    from gbsite.registry import fetch, importer
+
+    release = args.release
+    if not releases.is_release(release):
+        raise GbsiteError(f"{release[:40]!r} is not a torch release such as 2.16.0")
+    # A first look, so that a refused add downloads nothing; the look that decides is taken
+    # again under the lock, where no other gbsite process changes the files.
+    first = _release_change(cfg, release, registry.load(cfg.registry_dir, must_exist=False).labels)
+    snapshot: UpstreamSnapshot | None = None
+    tree = None
+    if not first.imported:
+        limits = _limits(args)
+        if args.source:
+            snapshot = importer.read_source(args.source, limits)
+        else:
+            with tempfile.TemporaryDirectory(prefix="gbsite-wheel-") as folder:
+                print(f"downloading the torch {release} wheel with pip (about 140 MB)")
+                wheel = fetch.torch_wheel(release, Path(folder), limits)
+                snapshot = importer.read_source(str(wheel), limits)
+        named = snapshot.label  # from a wheel's or file's name
+        if named is not None and releases.version(named) is not None and named != release:
+            raise GbsiteError(f"{args.source}: this is torch {named}, not {release}")
+        tree = _torch_tree(args, snapshot)
     with (
         transaction.writing(cfg.registry_dir, "release add"),
         transaction.writing(cfg.docs_dir, "release add"),
     ):
         reg = registry.load(cfg.registry_dir, must_exist=False)
-        new, result = importer.import_snapshot(reg, snapshot, release)
-        outcome = None
-        if tree is not None and not result.skipped_reason:
-            new, outcome = importer.with_resolution(new, release, snapshot.texts, tree)
+        change = _release_change(cfg, release, reg.labels)
+        cfg = change.cfg
+        new, result, outcome = reg, None, None
+        if not change.imported:
+            if snapshot is None:  # imported when first looked, and no more
+                raise GbsiteError(
+                    f"registry/ changed while this ran; run gbsite release add {release} again"
+                )
+            new, result = importer.import_snapshot(reg, snapshot, release)
+            if tree is not None and not result.skipped_reason:
+                new, outcome = importer.with_resolution(new, release, snapshot.texts, tree)
         planned = sync.plan(cfg, new)  # docs that cannot be synced stop it before any write
         if planned.problems:
             raise GbsiteError(planned.problems)
-        wrote_toml = False
-        try:
-            with transaction.replacing(cfg.registry_dir) as stage:
-                if not result.skipped_reason:
-                    registry.save(new, stage, snapshots={release: snapshot.data})
-                if new_text is not None:
-                    write_atomic(cfg.file, new_text.encode("utf-8"))  # then the swap
-                    wrote_toml = True
-        except BaseException:
-            if wrote_toml:
-                write_atomic(cfg.file, text.encode("utf-8"))
-            raise
+        if change.imported and not planned.writes:
+            raise GbsiteError.at(
+                cfg.file,
+                releases.line_of(change.text, release),
+                f"{release} is a release of the examples already, and imported",
+            )
+        if result is not None:
+            wrote_toml = False
+            try:
+                with transaction.replacing(cfg.registry_dir) as stage:
+                    if snapshot is not None and not result.skipped_reason:
+                        registry.save(new, stage, snapshots={release: snapshot.data})
+                    if change.new_text is not None:
+                        write_atomic(cfg.file, change.new_text.encode("utf-8"))  # then the swap
+                        wrote_toml = True
+            except BaseException:
+                if wrote_toml:
+                    write_atomic(cfg.file, change.text.encode("utf-8"))
+                raise
         sync.remove_stale_temp_files(cfg.docs_dir)
         written = sync.apply(cfg.docs_dir, planned)
-    what = result.skipped_reason or (
-        f"{len(snapshot.texts)} ids ({len(result.added)} new, {len(result.changed)} changed, "
-        f"{len(result.removed)} removed)"
-    )
+    if result is None:
+        what = "imported already; an add cut short is finished"
+    elif result.skipped_reason:
+        what = result.skipped_reason
+    else:
+        what = (
+            f"{len(snapshot.texts) if snapshot else 0} ids ({len(result.added)} new, "
+            f"{len(result.changed)} changed, {len(result.removed)} removed)"
+        )
     print(f"release add {release}: registry: {what}")
     print(
-        f"  gbsite.toml: [examples] releases = {', '.join((*listed, release))}"
-        if new_text is not None
+        f"  gbsite.toml: [examples] releases = {', '.join((*cfg.example_releases, release))}"
+        if change.new_text is not None
         else f"  gbsite.toml lists {release} already"
     )
     print(f"  docs/gb: {len(written)} written ({len(planned.created)} new)")
