@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project, example_releases, labels, snapshot
+from conftest import Project, example_releases, item, labels, snapshot
 from gbsite import config, releases
 from gbsite.registry import store
-from test_faults import TIME_LIMIT, gbsite, leftovers, tree
+from test_faults import TIME_LIMIT, gbsite, leftovers, one_line_error, tree
 
 # As in test_faults.py: every case runs the command line in child processes, seconds each.
 pytestmark = pytest.mark.slow
@@ -184,3 +184,96 @@ def test_a_release_add_killed_anywhere_is_finished_by_running_it_again(project: 
         assert check.returncode == 0, check.stdout + check.stderr
     # The kills did land where a run again has the most to finish: registry/ new, docs/gb/ old.
     assert (True, True, False) in seen, seen
+
+
+# ---- bounded structure: deep source expressions, deep JSON ---------------------------------
+
+TERMS = 700  # strings joined with `+`: parses, and is deeper than ast.unparse can recurse
+
+
+def joined(count: int, term: str = '"a"') -> str:
+    return " + ".join([term] * count)
+
+
+DEEP = f"""
+from torch._dynamo.exc import unimplemented
+
+LONG = {joined(TERMS)}
+DEEP_F = f"{{{joined(TERMS, "x")}}}"
+
+
+def deep(explained):
+    unimplemented(gb_type={joined(TERMS)}, context="", explanation=explained, hints=[])
+    unimplemented(gb_type="Long", context="", explanation=LONG, hints=[])
+    unimplemented(gb_type="Deep f", context="", explanation=DEEP_F, hints=[])
+"""
+
+
+def deep_torch_tree(root: Path) -> Path:
+    """test_resolve's torch tree, with a file of calls and names deeper than recursion goes."""
+    from test_resolve import torch_tree
+
+    folder = torch_tree(root)
+    (folder / "_dynamo" / "deep.py").write_text(DEEP)
+    return folder
+
+
+def deep_registry(tmp_path: Path) -> Path:
+    from test_resolve import REGISTRY
+
+    data = {**REGISTRY, "GB0006": [item("Long", "", "LONG", [])]}
+    data["GB0007"] = [item("Deep f", "", "DEEP_F", [])]
+    path = tmp_path / "graph_break_registry.json"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
+
+
+def test_source_expressions_deeper_than_recursion_are_skipped_with_a_notice(
+    empty_project: Project, tmp_path: Path
+) -> None:
+    """A call whose `gb_type=` is too deep to read is skipped, and said to be; a name bound to
+    a long `+` of strings is resolved all the same; one bound to an f-string too deep to read is
+    left as written, with the reason. (The first was a RecursionError: exit 3.)"""
+    folder = deep_torch_tree(tmp_path / "env")
+    line = next(n for n, t in enumerate(DEEP.split("\n"), 1) if "gb_type=" in t)
+    notice = f"skipped: torch/_dynamo/deep.py:{line}: a graph-break call nested more than"
+    source = deep_registry(tmp_path)
+    before = tree(empty_project.registry)
+    for args in (
+        ("import", str(source), "--label", "2.16.0", "--torch-source", str(folder), "-v"),
+        ("release", "resolve", "2.16.0", "--torch-source", str(folder), "-v"),
+    ):
+        result = gbsite(empty_project, *args)
+        assert result.returncode == 0, result.stderr
+        assert notice in result.stdout, result.stdout
+        assert f"GB0006 explanation LONG: torch/_dynamo/deep.py:{line - 5}" in result.stdout
+        assert "left: GB0007 explanation DEEP_F: `DEEP_F` is nested more than" in result.stdout
+    [resolution] = store.load(empty_project.registry).resolutions.values()
+    assert "a" * TERMS in {r.text for r in resolution.resolved}
+    assert tree(empty_project.registry) != before
+
+
+def test_torch_source_strings_of_a_deep_file(tmp_path: Path) -> None:
+    """`check --examples` reads the strings of a cited file: one too deep for ast.unparse or for
+    the parser itself is read without a RecursionError."""
+    from gbsite.examples.torchsource import TorchSource
+
+    folder = deep_torch_tree(tmp_path / "env")
+    source = TorchSource(folder)
+    assert "Long" in source.strings(folder / "_dynamo" / "deep.py")
+    parser_limit = folder / "_dynamo" / "deeper.py"
+    parser_limit.write_text(f"gb_type = {joined(TERMS * 10)}\n")
+    assert source.strings(parser_limit) == set()
+
+
+@pytest.mark.parametrize("name", ["legacy-messages.json", "adjacent-messages.json"])
+def test_older_wordings_nested_deeper_than_recursion(project: Project, name: str) -> None:
+    """lookup and build read the older wordings: 100,000 nested lists are one line, exit 2."""
+    path = project.registry / name
+    path.write_text('{"messages":\n' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    before = files(project)
+    for args in (("lookup", "--words", "data", "dependent"), ("build",)):
+        result = gbsite(project, *args)
+        one_line_error(result, f"{name}:2: invalid JSON: nested more than")
+        assert files(project) == before
+    assert not project.site.exists()

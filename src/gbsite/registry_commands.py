@@ -74,14 +74,18 @@ def _torch_tree(args: argparse.Namespace, snapshot: UpstreamSnapshot) -> TorchTr
 
 
 def _print_resolution(label: str, outcome: Outcome, *, verbose: bool) -> None:
-    print(
+    from gbsite.report import say  # each line quotes torch's source: kept one line
+
+    say(
         f"resolved {len(outcome.resolved)} field(s) of {label} that name a Python value, from "
         f"torch {outcome.torch}'s source; {len(outcome.unresolved)} left as written"
     )
     for r in outcome.resolved:
-        print(f"  {r.id} {r.field} {r.name}: {r.source}")
+        say(f"  {r.id} {r.field} {r.name}: {r.source}")
+    for notice in dict.fromkeys(outcome.skipped):  # resolve.py and sites.py may both tell one
+        say(f"  skipped: {notice}")
     for w, why in outcome.unresolved if verbose else ():
-        print(f"  left: {w.id} {w.field} {w.name}: {why}")
+        say(f"  left: {w.id} {w.field} {w.name}: {why}")
 
 
 def release_resolve(cfg: Config, args: argparse.Namespace) -> int:

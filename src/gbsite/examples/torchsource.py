@@ -48,15 +48,15 @@ class TorchSource:
         if path not in self._strings:
             import ast
 
+            from gbsite.registry import pyast
+
             found: set[str] = set()
-            try:
-                tree = ast.parse(self.text(path))
-            except SyntaxError:
-                tree = ast.Module(body=[], type_ignores=[])
+            tree = pyast.parse(self.text(path)) or ast.Module(body=[], type_ignores=[])
             for node in ast.walk(tree):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str):
                     found.add(node.value)
-                elif isinstance(node, ast.JoinedStr):
+                elif isinstance(node, ast.JoinedStr) and not pyast.too_deep(node):
+                    # (one too deep for ast.unparse is no graph-break type: left out)
                     found.add(
                         "".join(
                             str(v.value)

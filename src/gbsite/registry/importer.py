@@ -344,7 +344,7 @@ def with_resolution(
 
     outcome = resolve.resolve(tree, texts)
     resolutions = dict(registry.resolutions)
-    raised = tuple(sites.raised(tree, texts))
+    raised = tuple(sites.raised(tree, texts, outcome.skipped))
     resolutions[label] = Resolution(label, outcome.torch, tuple(outcome.resolved), raised)
     order = [s.label for s in registry.sources]
     ordered = {k: resolutions[k] for k in order if k in resolutions}

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from gbsite.registry import pyast
 from gbsite.registry.model import Resolved, Text
 from gbsite.registry.torchtree import TorchTree
 
@@ -50,6 +51,7 @@ class Outcome:
     torch: str
     resolved: list[Resolved] = field(default_factory=list)
     unresolved: list[tuple[Wanted, str]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # `path:line: why`: calls not read
 
 
 def wanted(texts: Mapping[str, Iterable[Text]]) -> list[Wanted]:
@@ -76,7 +78,7 @@ def resolve(tree: TorchTree, texts: Mapping[str, Iterable[Text]]) -> Outcome:
     if not todo:
         return outcome
     names = {w.name for w in todo}
-    calls = _calls(tree, names)
+    calls = _calls(tree, names, outcome.skipped)
     for w in todo:
         sites = [c for c in calls if c.passes(w)]
         if not sites:
@@ -120,29 +122,29 @@ class _Call:
         return isinstance(value, ast.Name) and value.id == w.name
 
 
-def _calls(tree: TorchTree, names: set[str]) -> list[_Call]:
-    """Every call with a `gb_type=` keyword in the files that mention one of `names`."""
+def _calls(tree: TorchTree, names: set[str], skipped: list[str]) -> list[_Call]:
+    """Every call with a `gb_type=` keyword in the files that mention one of `names`; those
+    too deep to read are told in `skipped`."""
     words = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b")
     out: list[_Call] = []
     for path in tree.paths():
         text = tree.read(path)
         if not text or "gb_type" not in text or not words.search(text):
             continue
-        module = _parse(text)
+        module = pyast.parse(text)
         if module is None:
+            skipped.append(f"{path}: not Python this interpreter parses; its calls are skipped")
             continue
         parents = {child: node for node in ast.walk(module) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(module):
-            if isinstance(node, ast.Call) and any(k.arg == "gb_type" for k in node.keywords):
+            if not isinstance(node, ast.Call):
+                continue
+            gb_type = next((k.value for k in node.keywords if k.arg == "gb_type"), None)
+            if gb_type is not None and pyast.too_deep(gb_type):  # _render would overflow
+                skipped.append(pyast.too_deep_notice(path, node))
+            elif gb_type is not None:
                 out.append(_Call(path, module, node, parents))
     return out
-
-
-def _parse(text: str) -> ast.Module | None:
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
 
 
 def _render(node: ast.expr) -> str:
@@ -204,7 +206,13 @@ class _Resolver:
                     return got
                 found.append(got)
             elif isinstance(b, ast.Assign | ast.AnnAssign) and b.value is not None:
-                text = self._string(path, parents, b.value, depth - 1)
+                try:
+                    text = self._string(path, parents, b.value, depth - 1)
+                except _TooDeep as exc:
+                    return (
+                        f"`{name}` is nested more than {pyast.MAX_NESTING} levels deep "
+                        f"({path}:{exc.line})"
+                    )
                 if text is None:
                     return f"`{name}` is computed at run time ({path}:{b.lineno})"
                 found.append((text, f"{path}:{b.lineno}"))
@@ -220,7 +228,7 @@ class _Resolver:
             self.modules[path] = None
             for file in (path + ".py", path + "/__init__.py"):
                 text = self.tree.read(file)
-                module = _parse(text) if text is not None else None
+                module = pyast.parse(text) if text is not None else None
                 if module is not None:
                     parents = {c: n for n in ast.walk(module) for c in ast.iter_child_nodes(n)}
                     self.modules[path] = (file, module, parents)
@@ -238,19 +246,36 @@ class _Resolver:
         self, path: str, parents: Mapping[ast.AST, ast.AST], node: ast.expr, depth: int
     ) -> str | None:
         """The text of an expression made of string literals, f-strings, `+` and names bound
-        to such, or None."""
-        if isinstance(node, ast.Constant):
-            return node.value if isinstance(node.value, str) else None
-        if isinstance(node, ast.JoinedStr):
-            return _render(node)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left = self._string(path, parents, node.left, depth)
-            right = self._string(path, parents, node.right, depth)
-            return left + right if left is not None and right is not None else None
-        if isinstance(node, ast.Name) and depth > 0:
-            got = self._lookup(path, parents, node, node.id, depth)
-            return got[0] if isinstance(got, tuple) else None
-        return None
+        to such, or None. A chain of `+` is followed with a list, not by recursion, however
+        long; an f-string too deep to render raises _TooDeep."""
+        parts: list[str] = []
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.BinOp) and isinstance(current.op, ast.Add):
+                stack += (current.right, current.left)  # the left first
+            elif isinstance(current, ast.Constant) and isinstance(current.value, str):
+                parts.append(current.value)
+            elif isinstance(current, ast.JoinedStr):
+                if pyast.too_deep(current):
+                    raise _TooDeep(current.lineno)
+                parts.append(_render(current))
+            elif isinstance(current, ast.Name) and depth > 0:
+                got = self._lookup(path, parents, current, current.id, depth)
+                if not isinstance(got, tuple):
+                    return None
+                parts.append(got[0])
+            else:
+                return None
+        return "".join(parts)
+
+
+class _TooDeep(Exception):
+    """An expression nested deeper than pyast.MAX_NESTING, at `line` of its file."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
 
 
 _FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)

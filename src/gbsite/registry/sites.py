@@ -5,9 +5,10 @@ the release's tag (registry/resolved/LABEL.yaml keeps them); the probe aims at t
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from gbsite.registry import pyast
 from gbsite.registry.model import Raised, Text
 from gbsite.registry.torchtree import TorchTree
 
@@ -35,42 +36,39 @@ def _literal(node: ast.expr) -> str | None:
     return None
 
 
-class _Finder(ast.NodeVisitor):
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.scope: list[str] = []
-        self.found: list[tuple[str, Site]] = []
+def _found(source: str, module: ast.Module, skipped: list[str]) -> Iterator[tuple[str, Site]]:
+    """Each call's `gb_type=` text in `module` with its site: walked with a list of its own,
+    not by recursion (ast.NodeVisitor), so no nesting of the source overflows the stack."""
+    stack: list[tuple[ast.AST, tuple[str, ...]]] = [(module, ())]
+    while stack:
+        node, scope = stack.pop()
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            scope = (*scope, node.name)
+        elif isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg != "gb_type":
+                    continue
+                if pyast.too_deep(keyword.value):  # _literal would overflow the stack
+                    skipped.append(pyast.too_deep_notice(source, node))
+                elif (text := _literal(keyword.value)) is not None:
+                    yield text, Site(source, node.lineno, ".".join(scope))
+        # In source order: the last child pushed is the first popped.
+        stack.extend((child, scope) for child in reversed(list(ast.iter_child_nodes(node))))
 
-    def _scoped(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.scope.append(node.name)
-        self.generic_visit(node)
-        self.scope.pop()
 
-    visit_ClassDef = visit_FunctionDef = visit_AsyncFunctionDef = _scoped
-
-    def visit_Call(self, node: ast.Call) -> None:
-        for keyword in node.keywords:
-            if keyword.arg == "gb_type" and (text := _literal(keyword.value)) is not None:
-                site = Site(self.source, node.lineno, ".".join(self.scope))
-                self.found.append((text, site))
-        self.generic_visit(node)
-
-
-def raise_sites(tree: TorchTree) -> dict[str, list[Site]]:
+def raise_sites(tree: TorchTree, skipped: list[str] | None = None) -> dict[str, list[Site]]:
     """Every graph-break type the torch source `tree` names in a call's `gb_type=`, with
-    where, in file and line order."""
+    where, in file and line order. Calls too deep to read are told in `skipped`."""
+    told: list[str] = [] if skipped is None else skipped
     sites: dict[str, list[Site]] = {}
     for path in tree.paths():
         text = tree.read(path)
         if not text or "gb_type" not in text:
             continue
-        try:
-            module = ast.parse(text)
-        except SyntaxError:
+        module = pyast.parse(text)
+        if module is None:
             continue
-        finder = _Finder(path)
-        finder.visit(module)
-        for gb_type, site in finder.found:
+        for gb_type, site in _found(path, module, told):
             sites.setdefault(gb_type, []).append(site)
     return sites
 
@@ -79,10 +77,13 @@ def sites_of(gb_types: Iterable[str], sites: dict[str, list[Site]]) -> list[Site
     return sorted({s for t in gb_types for s in sites.get(t, [])}, key=lambda s: (s.source, s.line))
 
 
-def raised(tree: TorchTree, texts: Mapping[str, Iterable[Text]]) -> list[Raised]:
+def raised(
+    tree: TorchTree, texts: Mapping[str, Iterable[Text]], skipped: list[str] | None = None
+) -> list[Raised]:
     """Where the torch source `tree` raises each id of a snapshot (id -> its items, the current
-    one first): the calls that pass its current graph-break type."""
-    sites = raise_sites(tree)
+    one first): the calls that pass its current graph-break type (those too deep to read are
+    told in `skipped`)."""
+    sites = raise_sites(tree, skipped)
     out: list[Raised] = []
     for gb_id, items in sorted(texts.items()):
         current = next(iter(items), None)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from gbsite import jsondepth
 from gbsite import releases as release_order
 from gbsite.errors import GbsiteError
 from gbsite.fs.files import read_input
@@ -69,6 +70,7 @@ def load(path: Path, read: Callable[[Path], bytes] | None = None) -> list[Adjace
         return []
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
+    jsondepth.check(path, raw)  # json.loads recurses a level a bracket
     try:
         rows = json.loads(raw)["messages"]
         found = [_message(row) for row in rows]

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from gbsite import jsondepth
 from gbsite import releases as release_order
 from gbsite.errors import GbsiteError
 from gbsite.fs.files import read_input
@@ -55,6 +56,7 @@ def load(path: Path, read: Callable[[Path], bytes] | None = None) -> list[Legacy
         return []
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
+    jsondepth.check(path, raw)  # json.loads recurses a level a bracket
     try:
         data = json.loads(raw)
         rows = data["messages"]
