@@ -277,3 +277,68 @@ def test_older_wordings_nested_deeper_than_recursion(project: Project, name: str
         one_line_error(result, f"{name}:2: invalid JSON: nested more than")
         assert files(project) == before
     assert not project.site.exists()
+
+
+# ---- smaller: adopt's names, a torch tree's version, the record's keys ---------------------
+
+
+def test_adopt_refuses_two_files_of_one_id_named_in_different_case(
+    project: Project, tmp_path: Path
+) -> None:
+    """gb0029.md and GB0029.md with different notes: both named, nothing written (one was
+    adopted and the other skipped without a word)."""
+    from test_adopt import JEKYLL
+
+    folder = tmp_path / "old"
+    folder.mkdir()
+    lower = folder / "gb0029.md"
+    shutil.copy(JEKYLL / "site" / "gb0029.md", lower)
+    text = lower.read_text()
+    upper = folder / "GB0029.md"
+    upper.write_text(text.replace("-->\n", "-->\nOther notes, from another copy.\n", 1))
+    assert upper.read_text() != text
+    before = files(project)
+    result = gbsite(project, "adopt", str(folder))
+    one_line_error(result, "GB0029.md and gb0029.md", "differ only in case")
+    assert files(project) == before
+
+
+FORGED = "2.16.0\n\x1b[31m::error file=x::forged"
+
+
+def test_a_forged_torch_version_is_refused_on_one_line(
+    empty_project: Project, tmp_path: Path
+) -> None:
+    """torch/version.py's `__version__` with a line break, ESC and a workflow command: a
+    one-line error, nothing written (it was printed raw in the summary, a forged `::error`)."""
+    from test_resolve import registry_json, torch_tree
+
+    folder = torch_tree(tmp_path / "env", version=FORGED)
+    source = registry_json(tmp_path)
+    before = tree(empty_project.registry)
+    for args in (
+        ("import", str(source), "--label", "2.16.0", "--torch-source", str(folder)),
+        ("release", "resolve", "2.16.0", "--torch-source", str(folder)),
+    ):
+        result = gbsite(empty_project, *args)
+        one_line_error(result, "version.py:1: __version__ ", "is not a torch version")
+        said = result.stdout + result.stderr
+        assert "\x1b" not in said
+        assert not [line for line in said.splitlines() if line.lstrip().startswith("::")]
+        assert tree(empty_project.registry) == before
+        if args[0] == "import":  # then the snapshot alone, for release resolve to resolve
+            assert gbsite(empty_project, "import", str(source), "--label", "2.16.0").returncode == 0
+            before = tree(empty_project.registry)
+
+
+def test_the_record_refuses_an_unknown_top_level_key(project: Project) -> None:
+    """As it refuses an unknown key in a row, with its line (it was ignored)."""
+    path = project.docs.parent / "verified-examples.yaml"
+    text = path.read_text()
+    path.write_text(text + "forged: 1\n")
+    line = text.count("\n") + 1
+    before = files(project)
+    for args in (("build",), ("check", "--record")):
+        result = gbsite(project, *args)
+        one_line_error(result, f"verified-examples.yaml:{line}: ", "unknown key 'forged'")
+        assert files(project) == before

@@ -42,6 +42,20 @@ def is_release(text: str) -> bool:
     return RELEASE.fullmatch(text) is not None
 
 
+# The version a torch build says it is (torch/version.py): a release label, `.devN` for a nightly,
+# then a local part (+cpu, +git1a2b3c4) of letters, digits and dots: nothing else is printed or
+# stored as a torch version (a line break or ESC in it would forge a line of the output).
+_BUILD = re.compile(
+    rf"{_N}\.{_N}(?:\.{_N})?(?:(?:a|b|rc){_N})?(?:\.dev[0-9]{{1,14}})?"
+    r"(?:\+[A-Za-z0-9]{1,40}(?:\.[A-Za-z0-9]{1,40}){0,7})?"
+)
+
+
+def is_build(text: str) -> bool:
+    """Whether `text` is a torch build's version: `2.16.0+cpu`, `2.17.0.dev20260101+cu128`."""
+    return _BUILD.fullmatch(text) is not None
+
+
 _PRE = {"a": 0, "b": 1, "rc": 2}
 _FINAL = (3, 0)  # after a, b and rc of the same version
 

@@ -274,7 +274,9 @@ def scan(cfg: Config, source: Path) -> tuple[dict[str, Path], list[Problem]]:
     found: dict[str, Path] = {}
     problems: list[Problem] = []
     for entry in sorted(os.scandir(source), key=lambda e: e.name):
-        match = files.DOC_NAME.fullmatch(entry.name)
+        # GB0029.md is GB0029's too: Jekyll serves it (at its own URL), and on a file system
+        # that ignores case it is the same file as gb0029.md.
+        match = files.DOC_NAME.fullmatch(entry.name.lower())
         if match is None:
             continue  # the site's other files (index.md, _config.yml...): not notes
         path = Path(entry.path)
@@ -283,8 +285,17 @@ def scan(cfg: Config, source: Path) -> tuple[dict[str, Path], list[Problem]]:
         except GbsiteError as exc:
             problems += exc.problems
             continue
-        if path.is_file():
-            found[f"GB{match.group(1)}"] = path
+        gb_id = f"GB{match.group(1)}"
+        if path.is_file() and gb_id in found:  # which notes to keep is the user's call
+            problems.append(
+                Problem(
+                    f"{found[gb_id].name} and {path.name} are both {gb_id}'s notes (their names "
+                    "differ only in case); keep one of them, merged by hand, and run adopt again",
+                    path,
+                )
+            )
+        elif path.is_file():
+            found[gb_id] = path
     if not found and not problems:
         raise GbsiteError(
             f"{source}: no gbXXXX.md files here; name the previous site's docs/gb/ folder"

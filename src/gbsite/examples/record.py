@@ -183,6 +183,8 @@ def _text(path: Path) -> str:
     return decode_utf8(path, data)
 
 
+# `releases:` and `verified:` are of older records (read, not kept; see _parse).
+_TOP_KEYS = {"blocks", "releases", "verified"}
 _ROW_KEYS = {"id", "kind", "sha256", "outcomes"}
 _OLD_ROW_KEYS = {"line", "build"}  # written by older gbsite; read, checked and dropped
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -222,6 +224,12 @@ def read_page(path: Path, gb_id: str) -> Record:
 def _parse(path: Path, text: str) -> Record:
     data = yamlio.load(path, text)
     where = yamlio.Locator(text)
+    if isinstance(data, dict):
+        # As a row's: a key gbsite does not write is a mistake or a forgery, never ignored.
+        unknown = sorted(data.keys() - _TOP_KEYS, key=str)
+        if unknown:
+            why = f"unknown key {str(unknown[0])[:40]!r}"
+            raise _malformed(path, why, where.line([unknown[0]]))
     if isinstance(data, dict) and "verified" in data and "blocks" not in data:
         return _read_first_format(path, data["verified"], where)
     if not isinstance(data, dict) or not isinstance(data.get("blocks"), list):

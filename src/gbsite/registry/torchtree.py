@@ -25,11 +25,27 @@ class TorchTree:
     def read(self, path: str) -> str | None:
         raise NotImplementedError
 
+    def location(self, path: str) -> Path:
+        """Where the file `path` is, for a message."""
+        raise NotImplementedError
+
     @property
     def version(self) -> str:
+        """torch/version.py's `__version__` ("unknown" without one): a torch build's version,
+        as releases.is_build checks it; anything else is an error, not printed or stored."""
+        from gbsite import releases
+
         text = self.read("torch/version.py") or ""
         match = re.search(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", text, re.M)
-        return match.group(1) if match else "unknown"
+        if match is None:
+            return "unknown"
+        if not releases.is_build(match.group(1)):
+            raise GbsiteError.at(
+                self.location("torch/version.py"),
+                text.count("\n", 0, match.start()) + 1,
+                f"__version__ {match.group(1)[:40]!r} is not a torch version such as 2.16.0+cpu",
+            )
+        return match.group(1)
 
 
 class FolderTree(TorchTree):
@@ -43,6 +59,9 @@ class FolderTree(TorchTree):
         return sorted(
             "torch/" + p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*.py")
         )
+
+    def location(self, path: str) -> Path:
+        return self.folder.joinpath(*path.split("/")[1:])
 
     def read(self, path: str) -> str | None:
         if path not in self._texts:
@@ -73,6 +92,9 @@ class WheelTree(TorchTree):
 
     def paths(self) -> list[str]:
         return sorted(self.members)
+
+    def location(self, path: str) -> Path:
+        return self.where / path  # the member, named inside the wheel
 
     def read(self, path: str) -> str | None:
         info = self.members.get(path)
