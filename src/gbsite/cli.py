@@ -55,10 +55,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.traceback:
             raise
         what = " ".join(str(exc).split())[:300]
-        print(
-            f"gbsite: internal error ({type(exc).__name__}{': ' + what if what else ''}); "
-            "this is a bug in gbsite: run the command again with --traceback "
-            f"(gbsite --traceback {args.command} ...) and report what it prints",
+        print(  # one_line: the exception may quote what was read (a page's text)
+            one_line(
+                f"gbsite: internal error ({type(exc).__name__}{': ' + what if what else ''}); "
+                "this is a bug in gbsite: run the command again with --traceback "
+                f"(gbsite --traceback {args.command} ...) and report what it prints"
+            ),
             file=sys.stderr,
         )
         return EXIT_BUG

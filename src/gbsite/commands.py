@@ -14,6 +14,7 @@ from gbsite.config import Config
 from gbsite.errors import GbsiteError
 from gbsite.fs import transaction
 from gbsite.registry import store as registry
+from gbsite.report import say, write
 
 
 def sync(cfg: Config, args: argparse.Namespace) -> int:
@@ -23,7 +24,7 @@ def sync(cfg: Config, args: argparse.Namespace) -> int:
         reg = registry.load(cfg.registry_dir)
         result = sync.plan(cfg, reg)
         for warning in (*result.orphans, *result.mentions):
-            print(f"warning: {warning}", file=sys.stderr)
+            say(f"warning: {warning}", file=sys.stderr)  # it may quote a page
         if result.problems:
             raise GbsiteError(result.problems)
         sync.remove_stale_temp_files(cfg.docs_dir)
@@ -41,11 +42,11 @@ def adopt(cfg: Config, args: argparse.Namespace) -> int:
         reg = registry.load(cfg.registry_dir)
         result = adopt.plan(cfg, reg, args.dir, replace=args.replace)
         for warning in result.skipped:
-            print(f"warning: {warning}", file=sys.stderr)
+            say(f"warning: {warning}", file=sys.stderr)  # it may quote a page
         if result.problems:
             raise GbsiteError(result.problems)
         for conflict in result.conflicts:
-            print(conflict, file=sys.stderr)
+            say(str(conflict), file=sys.stderr)  # it quotes the adopted docs
         sync.remove_stale_temp_files(cfg.docs_dir)
         sync.apply(cfg.docs_dir, sync.Plan(writes=result.writes))
     detail = [f"{len(result.created)} new files"] if result.created else []
@@ -115,7 +116,7 @@ def build(cfg: Config, args: argparse.Namespace) -> int:
 
     report = build.build(cfg, args.out, skip_unchanged=not args.force, parallel=True)
     for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        say(f"warning: {warning}", file=sys.stderr)  # it may quote a page
     total = sum(report.timings.values())
     if report.unchanged:
         print(
@@ -141,7 +142,8 @@ def serve(cfg: Config, args: argparse.Namespace) -> int:
         args.host,
         args.port,
         args.out,
-        log=lambda message: print(message, flush=True),
+        # Its lines quote pages (a failed build's problems) and requests: escaped, lines kept.
+        log=lambda message: write(message, flush=True),
         traceback=args.traceback,
     )
 

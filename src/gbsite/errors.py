@@ -47,21 +47,49 @@ class Problem(NamedTuple):
         }
 
 
-# Characters that end a line in a terminal, an editor or a CI log (\r, \n, \v, \f, the C1 NEL,
-# U+2028/U+2029), and the other control characters (a terminal acts on ESC sequences).
-_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+# What a terminal must not be given raw: the control characters but tab and the newline (a
+# terminal acts on ESC sequences: OSC 52 writes the clipboard, OSC 8 hides a link, CSI 2J clears
+# the screen; a lone C1 CSI does so too), the characters that end a line in an editor or a CI
+# log (\r, \v, \f, the C1 NEL, U+2028/U+2029), and the bidi controls (U+061C, U+200E/U+200F,
+# U+202A-U+202E, U+2066-U+2069), which reorder what follows so that code reads other than it runs.
+# The one definition: one_line() adds the newline, printable() and json_printable() use it as is.
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNPRINTABLE = re.compile(f"[\n{_CONTROLS}]")
+_UNPRINTABLE_IN_LINES = re.compile(f"[{_CONTROLS}]")
+
+
+def _escaped(char: re.Match[str]) -> str:
+    return repr(char.group())[1:-1]  # `\x1b`, `\u202e`: the reader sees something is there
 
 
 def one_line(text: str) -> str:
-    """`text` with every control character shown as an escape (`\\n`, `\\x1b`): one line."""
+    """`text` with every control character shown as an escape (`\\n`, `\\x1b`, `\\u202e`): one
+    line."""
     if _UNPRINTABLE.search(text) is None:
         return text
-    return _UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text)
+    return _UNPRINTABLE.sub(_escaped, text)
+
+
+def printable(text: str) -> str:
+    """`text` as one_line() shows it, but its lines kept: for what a command prints that quotes
+    a page, the registry or a log on several lines (a page's code, its prose)."""
+    if _UNPRINTABLE_IN_LINES.search(text) is None:
+        return text
+    return _UNPRINTABLE_IN_LINES.sub(_escaped, text)
+
+
+def json_printable(dumped: str) -> str:
+    """Text json.dumps wrote, with what it leaves raw of _CONTROLS (DEL, C1, U+2028/U+2029 and
+    the bidi controls; with ensure_ascii=False all of them) written as JSON's `\\uXXXX`. Such a
+    character can only be inside a string there, so the JSON means the same: a tool reads the
+    very text, and a terminal showing the JSON is not reordered or sent a C1 sequence."""
+    return _UNPRINTABLE_IN_LINES.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
 
 
 def github_data(text: str) -> str:
-    """A workflow command's message, escaped (GitHub's toolkit: escapeData)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message, escaped (GitHub's toolkit: escapeData), its other control
+    and bidi characters as printable() shows them (the command may be printed on a terminal)."""
+    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def github_property(text: str) -> str:

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gbsite.config import Config
-from gbsite.errors import GbsiteError
+from gbsite.errors import GbsiteError, json_printable
 from gbsite.fs import transaction
 from gbsite.fs.files import read_input, read_input_text
 from gbsite.registry import store as registry
+from gbsite.report import say
 
 if TYPE_CHECKING:
     from gbsite.registry import fetch
@@ -36,7 +37,7 @@ def import_snapshot(cfg: Config, args: argparse.Namespace) -> int:
         reg = registry.load(cfg.registry_dir, must_exist=False)
         new, result = importer.import_snapshot(reg, snapshot, args.label)
         if result.skipped_reason:
-            print(f"{args.source}: {result.skipped_reason}")
+            say(f"{args.source}: {result.skipped_reason}")
             return 0
         outcome = None
         if tree is not None:
@@ -286,7 +287,7 @@ def release_add(cfg: Config, args: argparse.Namespace) -> int:
             f"{len(snapshot.texts) if snapshot else 0} ids ({len(result.added)} new, "
             f"{len(result.changed)} changed, {len(result.removed)} removed)"
         )
-    print(f"release add {release}: registry: {what}")
+    say(f"release add {release}: registry: {what}")
     print(
         f"  gbsite.toml: [examples] releases = {', '.join((*cfg.example_releases, release))}"
         if change.new_text is not None
@@ -308,7 +309,9 @@ def export_json(cfg: Config, args: argparse.Namespace) -> int:
 
     text = importer.dumps_upstream(registry.load(cfg.registry_dir))
     if args.output in (None, "-"):
-        sys.stdout.write(text)
+        # What a terminal may show: the bidi controls, C1 and DEL as `\uXXXX`, the same JSON to
+        # a tool. A file (-o) keeps PyTorch's own formatting, byte for byte.
+        sys.stdout.write(json_printable(text))
     elif Path(args.output).is_dir():
         raise GbsiteError(f"{args.output}: is a folder; name the file to write (-o FILE)")
     else:

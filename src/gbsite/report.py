@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
-from gbsite.errors import Problem, one_line
+from gbsite.errors import Problem, json_printable, one_line, printable
 
 
 def report(
@@ -34,7 +34,7 @@ def report(
     if format == "json":
         if isinstance(data, Mapping) or data is None:
             data = {**(data or {}), "problems": [p.as_dict() for p in problems]}
-        print(json.dumps(data, indent=2), file=out)
+        print_json(data, file=out)
         return
     if format == "github":
         _annotate(problems, out)
@@ -76,6 +76,21 @@ def say(text: str, *, file: TextIO | None = None, flush: bool = False) -> None:
     or what a program did: control characters escaped, so that it stays one line and cannot
     start another (a forged `::error` workflow command in CI's log)."""
     print(one_line(text), file=file or sys.stdout, flush=flush)
+
+
+def write(text: str, *, file: TextIO | None = None, flush: bool = False) -> None:
+    """Print text on several lines that quotes a page, the registry, a log or a torch tree: its
+    lines kept, every other control character and bidi control escaped (errors.printable), so
+    that what a contributor wrote cannot act on the reader's terminal or reorder the code."""
+    print(printable(text), file=file or sys.stdout, flush=flush)
+
+
+def print_json(data: object, *, ensure_ascii: bool = True, file: TextIO | None = None) -> None:
+    """`data` as indented JSON, with what json leaves raw that a terminal acts on or reorders
+    by (DEL; with ensure_ascii=False also C1 and the bidi controls, while 日本 stays 日本)
+    written as `\\uXXXX` (errors.json_printable): the same JSON to a tool, inert on a screen."""
+    text = json.dumps(data, indent=2, ensure_ascii=ensure_ascii)
+    print(json_printable(text), file=file or sys.stdout)
 
 
 def _inert(line: str) -> str:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 
@@ -14,7 +13,7 @@ from gbsite.examples import checking, states, torchenv
 from gbsite.examples.states import Coverage
 from gbsite.examples.vocabulary import State
 from gbsite.registry import store as registry
-from gbsite.report import report, say
+from gbsite.report import print_json, report, say, write
 
 
 def check(cfg: Config, args: argparse.Namespace) -> int:
@@ -109,7 +108,11 @@ def coverage(cfg: Config, args: argparse.Namespace) -> int:
     if unimported:
         raise GbsiteError(unimported)
     found = states.coverage_of(cfg, reg, args.release)
-    print(_coverage_json(found) if args.format == "json" else _coverage_text(found, args.list))
+    # Escaped as any output that quotes pages (their titles, repeated paragraphs, ids).
+    if args.format == "json":
+        print_json(_coverage_json(found))
+    else:
+        write(_coverage_text(found, args.list))
     verified = found.counts[State.VERIFIED]
     if args.min_verified is not None and verified < args.min_verified:
         print(
@@ -130,20 +133,17 @@ def coverage(cfg: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def _coverage_json(found: Coverage) -> str:
-    return json.dumps(
-        {
-            "release": found.release,
-            "total": len(found.states),
-            "counts": found.counts,
-            "backends": found.backends(),
-            "ids": [s.as_dict() for s in found.states],
-            "repeated_paragraphs": [
-                {"text": text, "ids": ids} for text, ids in sorted(found.repeated.items())
-            ],
-        },
-        indent=2,
-    )
+def _coverage_json(found: Coverage) -> dict[str, object]:
+    return {
+        "release": found.release,
+        "total": len(found.states),
+        "counts": found.counts,
+        "backends": found.backends(),
+        "ids": [s.as_dict() for s in found.states],
+        "repeated_paragraphs": [
+            {"text": text, "ids": ids} for text, ids in sorted(found.repeated.items())
+        ],
+    }
 
 
 def _coverage_text(found: Coverage, list_none: bool) -> str:

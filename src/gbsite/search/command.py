@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gbsite.errors import GbsiteError
+from gbsite.errors import GbsiteError, one_line
 
 if TYPE_CHECKING:
     import argparse
@@ -16,9 +16,8 @@ if TYPE_CHECKING:
 
 
 def lookup(cfg: Config, args: argparse.Namespace) -> int:
-    import json
-
     from gbsite import urls
+    from gbsite.report import print_json, say
     from gbsite.search import cache, engine, index
 
     limit = int(args.max_bytes * 1024 * 1024)
@@ -84,8 +83,8 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
     matches = found.matches[: args.limit]
     if typed:
         print(flush=True)  # a blank line between the paste and the answer
-    for note in found.notes:
-        print(f"gbsite: lookup: {note}", file=sys.stderr)
+    for note in found.notes:  # they may quote the log: one line each, escaped
+        say(f"gbsite: lookup: {note}", file=sys.stderr)
     if args.show:
         from gbsite.show.command import print_page
 
@@ -94,31 +93,29 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
         else:
             print("no graph break matches", file=sys.stderr)
     elif args.json:
-        print(
-            json.dumps(
-                [
-                    {
-                        "id": m.entry.id,
-                        "type": m.entry.texts[0].gb_type,
-                        "status": "removed" if m.entry.removed else "current",
-                        "url": urls.absolute(cfg, urls.entry(m.entry.id)),
-                        "why": m.why,
-                    }
-                    for m in matches
-                ],
-                indent=2,
-            )
+        print_json(
+            [
+                {
+                    "id": m.entry.id,
+                    "type": m.entry.texts[0].gb_type,
+                    "status": "removed" if m.entry.removed else "current",
+                    "url": urls.absolute(cfg, urls.entry(m.entry.id)),
+                    "why": m.why,
+                }
+                for m in matches
+            ]
         )
     else:
         from gbsite.show.text import terminal_style
 
         style = terminal_style(sys.stdout)  # the ids in bold on a terminal
         for m in matches:
+            # Each field on its line, escaped before the id is made bold (errors.one_line): the
+            # registry's and the log's texts cannot act on the terminal or add a line.
             removed = f" (removed in {m.entry.removed})" if m.entry.removed else ""
-            print(
-                f"{style.bold(m.entry.id)}  {m.entry.texts[0].gb_type}{removed}\n"
-                f"        {urls.absolute(cfg, urls.entry(m.entry.id))}  [{m.why}]"
-            )
+            first = one_line(f"  {m.entry.texts[0].gb_type}{removed}")
+            url = one_line(urls.absolute(cfg, urls.entry(m.entry.id)))
+            print(f"{style.bold(one_line(m.entry.id))}{first}\n        {url}  [{one_line(m.why)}]")
         if not matches and not found.notes:
             print("no graph break matches", file=sys.stderr)
     return 0 if matches else 1

@@ -9,11 +9,14 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from typing import TypeVar, cast
 
+from gbsite.errors import printable
 from gbsite.examples.annotations import FIX, REPRO, WRONG
 from gbsite.examples.captions import WRONG_TITLE
 from gbsite.examples.vocabulary import State
+from gbsite.show import page as shown_page
 from gbsite.show.page import Example, Shown
 
 WIDTH = 100  # wrap prose at this width, or the terminal's if narrower
@@ -89,7 +92,26 @@ def terminal_style(stream: object) -> Style:
     return Style(color=bool(color), width=width)
 
 
+_T = TypeVar("_T")
+
+
+def visible(value: _T) -> _T:
+    """Every text of a page (its strings, in its tuples and parts) with the control and bidi
+    characters escaped (errors.printable): a page and the registry are written by others, and
+    the escapes Style adds are added after, so they are the only ones printed."""
+    if isinstance(value, str):
+        return cast(_T, printable(value))
+    if isinstance(value, tuple):
+        return cast(_T, tuple(visible(v) for v in value))
+    if isinstance(value, (Shown, Example, shown_page.State, shown_page.Declared)):
+        return cast(
+            _T, replace(value, **{f.name: visible(getattr(value, f.name)) for f in fields(value)})
+        )
+    return value  # an Outcome, None, a number: gbsite's own
+
+
 def render(page: Shown, style: Style = PLAIN) -> str:
+    page = visible(page)
     out: list[str] = []
     s = style
     out.append(s.bold(f"{page.id}: {page.gb_type}"))
@@ -208,7 +230,8 @@ def inline(text: str, s: Style) -> list[tuple[str, str]]:
     href: list[str] = []
 
     def add(piece: str, styled: Callable[[str], str]) -> None:
-        parts = piece.split(" ")
+        # Escaped again once parsed: markdown-it turns `&#x202e;` or `&rlm;` into the character.
+        parts = printable(piece).split(" ")
         for n, part in enumerate(parts):
             if n:
                 end()
