@@ -9,7 +9,7 @@ import textwrap
 
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
-from gbsite.examples import checking, states, torchenv
+from gbsite.examples import checking, runner, states, torchenv
 from gbsite.examples.states import Coverage
 from gbsite.examples.vocabulary import State
 from gbsite.registry import store as registry
@@ -50,28 +50,31 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
         )
 
     checks = []
-    for python in pythons:
-        check = checking.check_examples(
-            cfg,
-            reg,
-            args.ids,
-            python=python,
-            jobs=args.jobs,
-            timeout=args.timeout,
-            changed=args.changed,
-            fresh=args.fresh,
-            accept=args.accept,
-            backend=args.backend or "",
-            started=None if quiet else started,
-            progress=None if quiet else progress,
-        )
-        checks.append(check)
-        if args.outcomes is not None:
-            from gbsite.examples import outcomes
+    # Ctrl-C or SIGTERM stops the runs: the torch being run records nothing, those before it
+    # keep what they recorded.
+    with runner.interruptible():
+        for python in pythons:
+            check = checking.check_examples(
+                cfg,
+                reg,
+                args.ids,
+                python=python,
+                jobs=args.jobs,
+                timeout=args.timeout,
+                changed=args.changed,
+                fresh=args.fresh,
+                accept=args.accept,
+                backend=args.backend or "",
+                started=None if quiet else started,
+                progress=None if quiet else progress,
+            )
+            checks.append(check)
+            if args.outcomes is not None:
+                from gbsite.examples import outcomes
 
-            outcomes.write(args.outcomes, check.as_dict(), cfg.root)
-        if not quiet:
-            _summary(cfg, check, args.format)
+                outcomes.write(args.outcomes, check.as_dict(), cfg.root)
+            if not quiet:
+                _summary(cfg, check, args.format)
     if quiet:
         found = [p for c in checks for p in c.problems]
         data = [c.as_dict() for c in checks]

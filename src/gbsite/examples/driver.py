@@ -31,6 +31,7 @@ tolerances of torch.testing.assert_close for their dtypes (RESULT's "compared").
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import sys
@@ -310,6 +311,15 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
-        driver_server.serve(run_job, warm=sys.argv[2:])
+        code = 0
+        try:
+            driver_server.serve(run_job, warm=sys.argv[2:])
+        except SystemExit as stopped:  # SIGTERM: gbsite stops us (Ctrl-C), the runs are killed
+            code = stopped.code if isinstance(stopped.code, int) else 1
+        # No interpreter teardown: with torch loaded it takes a second, which gbsite waits for
+        # at the end of every check and after Ctrl-C. Every report is flushed by now.
+        with contextlib.suppress(OSError):  # gbsite is gone
+            sys.stderr.flush()
+        os._exit(code)
     else:
         main()

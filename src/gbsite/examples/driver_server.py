@@ -94,6 +94,9 @@ def child(job: dict[str, Any], result_fd: int, run: Run) -> None:
     import signal
 
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the server gone (killed by a block): die too
+    # The signals as a fresh interpreter has them, not as the server set them.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.chdir(job["cwd"])
     for fd, name in ((0, os.devnull), (1, job["stdout"]), (2, job["stderr"])):
         flags = os.O_RDONLY if fd == 0 else os.O_WRONLY | os.O_CREAT | os.O_TRUNC
@@ -132,8 +135,11 @@ def serve(run: Run, warm: list[str]) -> None:
     def stop(signum: int, frame: object) -> None:
         raise SystemExit(128 + signum)
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)  # Ctrl-C reaches gbsite too: the runs die with us
+    signal.signal(signal.SIGTERM, stop)  # how gbsite stops us early (Ctrl-C, an error)
+    # gbsite starts us in a session of its own, out of reach of the terminal's Ctrl-C: gbsite
+    # handles it and stops us. Dying of a SIGINT sent to us anyway would look to gbsite like a
+    # block that killed the server, and it would start another.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         warm_up(warm)
         import torch

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -156,6 +157,11 @@ def can_fork() -> bool:
     return sys.platform != "win32" and hasattr(os, "fork")
 
 
+# How long a server told to stop may take to kill its runs before it is killed: Ctrl-C must
+# stop gbsite within a second or two.
+STOP_SECONDS = 1.5
+
+
 class ServerStopped(Exception):
     """The fork server ended while runs were in flight (a block killed it, say)."""
 
@@ -174,12 +180,19 @@ class ForkServer:
                 env=example_env(),
                 text=True,
                 bufsize=1,
+                # Out of the terminal's reach: its Ctrl-C is gbsite's, which then stops the
+                # server; had the server died of it too, gbsite could take it for a block's doing.
+                start_new_session=True,
             )
         except OSError as exc:
             raise GbsiteError(f"cannot run {python}: {exc.strerror}") from None
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
-        line = self.stdout.readline()  # torch imported and Dynamo warm
+        try:
+            line = self.stdout.readline()  # torch imported and Dynamo warm
+        except BaseException:  # Ctrl-C while it starts: no one else knows of this server
+            self.close(stop=True)
+            raise
         if not line:
             self.proc.wait()
             err = self.proc.stderr.read() if self.proc.stderr else ""
@@ -202,16 +215,18 @@ class ForkServer:
         return data
 
     def close(self, *, stop: bool = False) -> None:
-        """Let the server finish (its runs have ended), or `stop` it: it kills its runs."""
+        """Let the server finish (its runs have ended), or `stop` it: it kills its runs, or,
+        when it does not end at once, is killed with its group (its runs die with it, and the
+        subreaper of run_all kills what they started)."""
         if self.proc.poll() is None:
             if stop:
                 self.proc.terminate()
             with contextlib.suppress(BrokenPipeError):
                 self.stdin.close()
             try:
-                self.proc.wait(timeout=10 if stop else self.timeout + 10)
+                self.proc.wait(timeout=STOP_SECONDS if stop else self.timeout + 10)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                _kill_group(self.proc)
                 self.proc.wait()
         with contextlib.suppress(BrokenPipeError):
             self.stdin.close()
@@ -284,15 +299,16 @@ def _forked(runs: list[Run], python: str, jobs: int, timeout: float) -> Iterator
 
 # The fresh interpreters running now: killed when gbsite stops early (Ctrl-C).
 _LIVE: set[subprocess.Popen[bytes]] = set()
+_LIVE_LOCK = threading.Lock()
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
     for kill in (os.killpg, os.kill):
         with contextlib.suppress(OSError):
             kill(proc.pid, signal.SIGKILL)
 
 
-def _fresh_one(run: Run, python: str, timeout: float) -> Ended:
+def _fresh_one(run: Run, python: str, timeout: float, stopping: threading.Event) -> Ended:
     started = time.monotonic()
     # The result comes back in an unnamed file: the program cannot find it in its folder.
     with (
@@ -315,7 +331,11 @@ def _fresh_one(run: Run, python: str, timeout: float) -> Ended:
             )
         except OSError as exc:
             raise GbsiteError(f"cannot run {python}: {exc.strerror}") from None
-        _LIVE.add(proc)
+        with _LIVE_LOCK:
+            _LIVE.add(proc)
+            # Started while gbsite was stopping, after it killed the live ones: not to run on.
+            if stopping.is_set():
+                _kill_group(proc)
         try:
             code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -323,7 +343,8 @@ def _fresh_one(run: Run, python: str, timeout: float) -> Ended:
             proc.wait()
             return Ended(run, time.monotonic() - started, timed_out=True)
         finally:
-            _LIVE.discard(proc)
+            with _LIVE_LOCK:
+                _LIVE.discard(proc)
         _kill_group(proc)  # what it left in its group
         result.seek(0)
         try:
@@ -341,16 +362,19 @@ def _fresh_one(run: Run, python: str, timeout: float) -> Ended:
 def _fresh(runs: list[Run], python: str, jobs: int, timeout: float) -> Iterator[Ended]:
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
+    stopping = threading.Event()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_fresh_one, run, python, timeout) for run in runs]
+        futures = [pool.submit(_fresh_one, run, python, timeout, stopping) for run in runs]
         try:
             for future in as_completed(futures):
                 yield future.result()
         finally:  # stopped early (Ctrl-C): no run goes on, and none starts
+            stopping.set()
             for future in futures:
                 future.cancel()
-            for proc in list(_LIVE):
-                _kill_group(proc)
+            with _LIVE_LOCK:
+                for proc in _LIVE:
+                    _kill_group(proc)
 
 
 @contextlib.contextmanager
@@ -368,6 +392,33 @@ def _reaping() -> Iterator[None]:
         if reaper:
             driver_procs.kill_descendants(before)
             driver_procs.prctl(driver_procs.PR_SET_CHILD_SUBREAPER, 0)  # off again
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C and SIGTERM (CI cancelling a job) raise KeyboardInterrupt in gbsite, which then
+    stops the example server and kills what the runs started. Only the first: a second Ctrl-C
+    while that is under way is ignored, so that the killing finishes. Ctrl-C counts even where
+    gbsite inherited SIGINT ignored (a script's `gbsite ... &`): the example server ignores it,
+    and gbsite is then the one process that can stop the runs. A no-op off the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        if not stopping:
+            stopping = True
+            raise KeyboardInterrupt
+
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            if handler is not None:  # None: not set from Python, nothing to put back
+                signal.signal(sig, handler)
 
 
 def run_all(
