@@ -12,13 +12,16 @@ request on one machine and the workflow YAML stays a list of calls.
                                         the summary beside the built site (the preview)
 
 Markdown is written for GitHub's job summary (`$GITHUB_STEP_SUMMARY`): tables of words, links
-to the files of the commit when `--ref` names it.
+to the files of the commit when `--ref` names it. What CI's files and a pull request's diff
+say is untrusted: every value is escaped by report.py's helpers, and each summary is kept
+below GitHub's 1 MiB limit (report.Summary), saying how much was left out.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
@@ -32,6 +35,18 @@ from gbsite.examples import record as rec
 from gbsite.examples.states import page_coverage
 from gbsite.registry import store as registry
 from gbsite.registry.model import Registry
+from gbsite.report import SUMMARY_BYTES as SUMMARY_BYTES  # re-exported, with capped
+from gbsite.report import (
+    Summary,
+    append_summary,
+    md,
+    md_block,
+    md_code,
+    md_url,
+    say,
+    write,
+)
+from gbsite.report import capped as capped
 
 
 def releases(cfg: Config, args: argparse.Namespace) -> int:
@@ -85,13 +100,10 @@ def merge(cfg: Config, args: argparse.Namespace) -> int:
             f"no outcomes-*.json in {', '.join(map(str, args.files))}: did the examples jobs "
             "run with --outcomes?"
         )
-    runs = [outcomes.read(path) for path in files]
-    reg = registry.load(cfg.registry_dir)
-    pages = examples.load(cfg, examples.Lifecycles.of(reg, cfg.example_releases))
-    current = checking.current_rows(pages.values())
-    merged = outcomes.merge_runs(runs, current, cfg.example_releases)
-    before = rec.read(cfg.verified_file)
-    after = rec.store(cfg.verified_file, merged.recorded, current)
+    # The files are what a fork's pull request can forge: every value is checked against the
+    # pages before anything is written, and what the record holds is never replaced.
+    runs, merged, current, before = _merged(cfg, files, strict=True)
+    after = rec.store(cfg.verified_file, merged.recorded, current, keep=True)
     added = sum(
         1
         for release, found in merged.recorded.items()
@@ -104,13 +116,38 @@ def merge(cfg: Config, args: argparse.Namespace) -> int:
         f"{len(merged.failed)} failed; {added} outcome(s) new in {checking.record_path(cfg)}; "
         f"{pending} block(s) still pending"
     )
+    if merged.confirmed:
+        line += f"; {merged.confirmed} outcome(s) already recorded, the same"
     if merged.stale:
         line += f"; {merged.stale} outcome(s) of blocks edited since were left out"
-    print(line)
+    if merged.refused:
+        line += f"; {len(merged.refused)} outcome(s) not merged, below"
+    say(line)
+    for refused in merged.refused:
+        say(f"ci merge: {refused}")
     if args.summary:
-        text = merge_summary(cfg, reg, merged, added, pending, args.ref)
-        _append(args.summary, capped(text))
+        append_summary(args.summary, merge_summary(cfg, merged, added, pending, args.ref))
     return 0
+
+
+def _merged(
+    cfg: Config, files: Sequence[Path], *, strict: bool
+) -> tuple[list[outcomes.Run], outcomes.Merge, dict[rec.Key, rec.Row], rec.Record]:
+    """The runs of the files, what they add to the record, the pages' rows and the record as
+    it was. `strict`: each result must name a block the pages have (ci merge, on the commit
+    the jobs ran on); a retry onto a branch that moved on leaves out those edited since."""
+    runs = [outcomes.read(path) for path in files]
+    reg = registry.load(cfg.registry_dir)
+    lifecycles = examples.Lifecycles.of(reg, cfg.example_releases)
+    pages = examples.load(cfg, lifecycles)
+    blocks = {b.key: b for page in pages.values() for b in page.blocks if b.runnable}
+    if strict:
+        outcomes.check_blocks(runs, blocks, cfg.docs_dir.relative_to(cfg.root).as_posix())
+    current = checking.current_rows(pages.values())
+    homes = {key: b.home(lifecycles.home(b.gb_id)) for key, b in blocks.items()}
+    before = rec.read(cfg.verified_file)
+    merged = outcomes.merge_runs(runs, current, cfg.example_releases, before, homes)
+    return runs, merged, current, before
 
 
 def preview(cfg: Config, args: argparse.Namespace) -> int:
@@ -122,173 +159,196 @@ def preview(cfg: Config, args: argparse.Namespace) -> int:
     reg = registry.load(cfg.registry_dir)
     text = preview_summary(cfg, reg, paths, args.artifact_url)
     if args.summary:
-        _append(args.summary, capped(text))
+        append_summary(args.summary, text)
     else:
-        print(text, end="")
+        write(text.removesuffix("\n"))
     return 0
 
 
-# GitHub drops a step's summary over 1 MiB whole: a summary is cut well below that.
-SUMMARY_BYTES = 512 * 1024
-
-
-def capped(text: str, limit: int = SUMMARY_BYTES) -> str:
-    """The summary, cut at a line when it is over `limit` bytes, saying how much was left out
-    (the job's log has every line)."""
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text
-    kept = data[:limit].decode("utf-8", "ignore").rsplit("\n", 1)[0]
-    left = text.count("\n") - kept.count("\n")
-    return kept + f"\n\n*{left} more line(s) left out: GitHub keeps summaries under 1 MiB.*\n"
-
-
 def _append(path: Path, text: str) -> None:
-    """GitHub gives each step one summary file, to append to."""
+    """Append a line to a file GitHub gives the step ($GITHUB_OUTPUT)."""
     try:
         with path.open("a", encoding="utf-8") as f:
             f.write(text)
     except OSError as exc:
-        raise GbsiteError.at(path, None, f"cannot write the summary: {exc.strerror}") from None
-
-
-def _cell(text: str) -> str:
-    """Text for a Markdown table cell: one line, no cell breaks."""
-    return " ".join(text.split()).replace("|", "\\|")
+        raise GbsiteError.at(path, None, f"cannot write: {exc.strerror}") from None
 
 
 def _file_link(cfg: Config, path: str, line: int | None, ref: str | None) -> str:
-    where = f"{path}:{line}" if line else path
-    if not ref:
-        return f"`{where}`"
+    """A docs file's line as code, linked to the commit's file when `ref` names one."""
+    where = md_code(f"{path}:{line}" if line else path, limit=200)
+    if not ref or not re.fullmatch(r"[A-Za-z0-9_./-]{1,200}", ref):
+        return where
     anchor = f"#L{line}" if line else ""
-    return f"[`{where}`](https://github.com/{cfg.repository}/blob/{ref}/{path}{anchor})"
+    url = md_url(f"https://github.com/{cfg.repository}/blob/{ref}/{path}{anchor}")
+    return f"[{where}]({url})" if url else where
 
 
 def merge_summary(
     cfg: Config,
-    reg: Registry,
     merged: outcomes.Merge,
     added: int,
     pending: int,
     ref: str | None,
 ) -> str:
-    """Markdown: each block run, its outcome with each release run, and each failure."""
+    """Markdown: each block run, its outcome with each release run, each outcome not merged
+    and each failure; every value from the files escaped (report.md), within GitHub's limit."""
     releases = [r for r in cfg.example_releases if any(run.release == r for run in merged.runs)]
     by_block: dict[tuple[str, int, str], dict[str, outcomes.BlockRun]] = {}
     for run in merged.runs:
         for b in run.blocks:
             by_block.setdefault((b.path, b.line, b.kind), {})[run.release] = b
-    lines = ["## Examples run by CI", ""]
+    out = Summary()
+    out.add("## Examples run by CI", "")
     timing = [
-        f"torch {run.torch}: {len(run.blocks)} block(s) in {run.seconds:.0f} s"
+        f"torch {md(run.torch)}: {len(run.blocks)} block(s) in {run.seconds:.0f} s"
         for run in sorted(merged.runs, key=lambda r: cfg.example_releases.index(r.release))
     ]
-    lines += [
+    out.add(
         "; ".join(timing) + ".",
         f"{added} outcome(s) new in `{checking.record_path(cfg)}`; {pending} block(s) not yet "
         'run with every release (their pages say "Examples not run yet").',
         "",
-    ]
+    )
+    if merged.refused:
+        out.add(
+            f"### {len(merged.refused)} outcome(s) not merged",
+            "",
+            "The record already holds another outcome for these blocks, whose code did not "
+            "change, or the outcome is not what the block promises there. CI's files never "
+            "change what the record holds.",
+            "",
+        )
+        out.items(([f"- {md(str(r), limit=600)}"] for r in merged.refused), "outcome(s)")
+        out.add("")
     if not by_block:
-        lines += ["Every block already had an outcome for these releases: nothing to run.", ""]
-        return "\n".join(lines) + "\n"
-    lines += [
-        "| block | " + " | ".join(f"torch {r}" for r in releases) + " |",
+        out.add("Every block already had an outcome for these releases: nothing to run.")
+        return out.text()
+    out.add(
+        "| block | " + " | ".join(f"torch {md(r)}" for r in releases) + " |",
         "|---|" + "---|" * len(releases),
-    ]
-    for (path, line, kind), ran in sorted(by_block.items()):
+    )
+
+    def row(path: str, line: int, kind: str, ran: dict[str, outcomes.BlockRun]) -> list[str]:
         cells = []
         for release in releases:
             done = ran.get(release)
             if done is None:
                 cells.append("not run")
             elif not done.passed:
-                cells.append(f"**failed**: {_cell(done.summary)[:200]}")
+                cells.append(f"**failed**: {md(done.summary, limit=200)}")
             else:
-                cells.append(done.outcome.describe() if done.outcome else "?")
-        lines.append(f"| {_file_link(cfg, path, line, ref)} {kind} | " + " | ".join(cells) + " |")
+                cells.append(md(done.outcome.describe()) if done.outcome else "?")
+        link = _file_link(cfg, path, line, ref)
+        return [f"| {link} {md(kind)} | " + " | ".join(cells) + " |"]
+
+    out.items((row(*k, ran) for k, ran in sorted(by_block.items())), "block(s)")
     if merged.failed:
-        lines += ["", "### Failures", ""]
-        for run, b in merged.failed:
-            lines.append(
-                f"- {_file_link(cfg, b.path, b.line, ref)} {b.kind} with torch {run.torch}: "
-                f"{_cell(b.summary)}"
-            )
-            if b.details.strip():
-                body = b.details.strip()[-3000:].replace("```", "` ` `")
-                lines += [
-                    "  <details><summary>what it printed</summary>",
-                    "",
-                    "  ```",
-                    *("  " + ln for ln in body.splitlines()),
-                    "  ```",
-                    "  </details>",
-                ]
-    return "\n".join(lines) + "\n"
+        out.add("", "### Failures", "")
+        out.items((_failure(cfg, run, b, ref) for run, b in merged.failed), "failure(s)")
+    return out.text()
 
 
-def changed_ids(cfg: Config, paths: Iterable[str]) -> tuple[list[str], int]:
-    """The ids of the docs files among `paths` (relative to the project), and how many other
-    files there are (templates, registry: they change every page)."""
+def _failure(cfg: Config, run: outcomes.Run, b: outcomes.BlockRun, ref: str | None) -> list[str]:
+    """A failed block's list item, with the end of what it printed as a code block."""
+    lines = [
+        f"- {_file_link(cfg, b.path, b.line, ref)} {md(b.kind)} with torch {md(run.torch)}: "
+        f"{md(b.summary, limit=2000)}"
+    ]
+    if b.details.strip():
+        lines += [
+            "  <details><summary>what it printed</summary>",
+            "",
+            *md_block(b.details.strip()[-3000:], indent="  "),
+            "  </details>",
+        ]
+    return lines
+
+
+def _row(*cells: str) -> str:
+    """A table row of cells already escaped."""
+    return "| " + " | ".join(cells) + " |"
+
+
+_PAGE_FILE = re.compile(r"gb[0-9]{4}\.md")
+
+
+def changed_ids(cfg: Config, paths: Iterable[str]) -> tuple[list[str], list[str], int]:
+    """The ids of the pages' docs files among `paths` (relative to the project); the other
+    files of the docs folder (not a page: their names as they came); and how many files
+    elsewhere there are (templates, registry: they change every page)."""
     docs = cfg.docs_dir.relative_to(cfg.root).as_posix()
-    ids: list[str] = []
+    ids: set[str] = set()
+    strays: set[str] = set()
     others = 0
     for path in paths:
         folder, _, name = path.rpartition("/")
-        if folder == docs and name.startswith("gb") and name.endswith(".md"):
-            ids.append(name.removesuffix(".md").upper())
-        else:
+        if folder != docs:
             others += 1
-    return sorted(set(ids)), others
+        elif _PAGE_FILE.fullmatch(name):
+            ids.add(name.removesuffix(".md").upper())
+        else:
+            strays.add(name)
+    return sorted(ids), sorted(strays), others
 
 
 def preview_summary(
     cfg: Config, reg: Registry, paths: Sequence[str], artifact_url: str | None
 ) -> str:
-    ids, others = changed_ids(cfg, paths)
+    """Markdown: the changed pages with their state for each release; the file names come
+    from the pull request's diff, so each is escaped (report.md_code), within GitHub's limit."""
+    ids, strays, others = changed_ids(cfg, paths)
     releases = cfg.example_releases
-    where = f"[the `site` artifact]({artifact_url})" if artifact_url else "the `site` artifact"
-    lines = [
+    url = md_url(artifact_url or "")
+    where = f"[the `site` artifact]({url})" if url else "the `site` artifact"
+    out = Summary()
+    out.add(
         "## Preview",
         "",
         f"The built site is {where} of this run: download it, unzip it and open `index.html` "
         "(it works from disk).",
         "",
-    ]
-    if not ids:
-        lines.append("No page's docs file changed.")
+    )
+    if not ids and not strays:
+        out.add("No page's docs file changed.")
     else:
         lifecycles = examples.Lifecycles.of(reg, releases)
         pages = examples.load(cfg, lifecycles)
         record = rec.read(cfg.verified_file)
-        lines += [
-            f"{len(ids)} page(s) changed:",
+        strayed = f", and {len(strays)} other file(s) of the docs folder" if strays else ""
+        out.add(
+            f"{len(ids)} page(s) changed{strayed}:",
             "",
             "| page | open in the preview | " + " | ".join(f"torch {r}" for r in releases) + " |",
             "|---|---|" + "---|" * len(releases),
-        ]
-        for gb_id in ids:
+        )
+
+        def row(gb_id: str) -> list[str]:
             entry = reg.entries.get(gb_id)
             if entry is None:
-                lines.append(f"| {gb_id} | not in the registry | " + " | " * len(releases))
-                continue
+                return [_row(gb_id, "not in the registry", *[""] * len(releases))]
             states = [
                 page_coverage(pages.get(gb_id), gb_id, record, r, releases).status
                 if r in lifecycles.present[gb_id]
                 else "not in this release"
                 for r in releases
             ]
-            title = _cell(entry.current.gb_type)[:80]
-            lines.append(
-                f"| {gb_id}: {title} | `gb/{gb_id.lower()}.html` | " + " | ".join(states) + " |"
-            )
+            title = md(entry.current.gb_type, limit=80)
+            page = f"`gb/{gb_id.lower()}.html`"
+            return [_row(f"{gb_id}: {title}", page, *states)]
+
+        def stray(name: str) -> list[str]:
+            what = "not a page's docs file (gbNNNN.md)"
+            return [_row(md_code(name, limit=200), what, *[""] * len(releases))]
+
+        rows = [*map(row, ids), *map(stray, strays)]
+        out.items(rows, "changed file(s) of the docs folder")
     if others:
-        lines += [
+        out.add(
             "",
             f"{others} other changed file(s) (templates, registry, code) may change every page.",
-        ]
-    return "\n".join(lines) + "\n"
+        )
+    return out.text()
 
 
 # ---- committing the record to the branch (the record job) ------------------------------------
@@ -348,12 +408,8 @@ def _pushed(output: Path | None, pushed: bool) -> None:
 
 
 def _quiet_merge(cfg: Config, files: Sequence[Path]) -> None:
-    runs = [outcomes.read(path) for path in outcomes.found(files)]
-    reg = registry.load(cfg.registry_dir)
-    pages = examples.load(cfg, examples.Lifecycles.of(reg, cfg.example_releases))
-    current = checking.current_rows(pages.values())
-    merged = outcomes.merge_runs(runs, current, cfg.example_releases)
-    rec.store(cfg.verified_file, merged.recorded, current)
+    _, merged, current, _ = _merged(cfg, outcomes.found(files), strict=False)
+    rec.store(cfg.verified_file, merged.recorded, current, keep=True)
 
 
 class _Git:

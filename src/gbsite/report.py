@@ -1,14 +1,17 @@
 """Problems printed the three ways a command reports them: text for a reader, json for a
-tool, github for GitHub Actions (each problem annotated on its line in a pull request)."""
+tool, github for GitHub Actions (each problem annotated on its line in a pull request); and
+GitHub's job summaries, whose values (CI's files, a diff's file names) are escaped here alone."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TextIO
 
-from gbsite.errors import Problem, json_printable, one_line, printable
+from gbsite.errors import GbsiteError, Problem, json_printable, one_line, printable
 
 
 def report(
@@ -98,3 +101,123 @@ def _inert(line: str) -> str:
     (GitHub's runner ignores the spaces before `::` and `##[`): such a line gets a backslash."""
     line = one_line(line)
     return "\\" + line if line.lstrip().startswith(("::", "##[")) else line
+
+
+# ---- GitHub's job summary ($GITHUB_STEP_SUMMARY): Markdown with HTML, from untrusted values ---
+
+# GitHub drops a step's summary over 1 MiB whole: each summary keeps well below that.
+SUMMARY_BYTES = 512 * 1024
+
+# What Markdown (GitHub's, with tables, math and autolinks) reads as syntax within a line:
+# backslash-escaped (a value never starts a line, so `-`, `+` and `=` are left alone). `<`, `>`,
+# `&` and `"` become entities instead: no tag, and no entity of the value's own, survives.
+_MD_PUNCTUATION = frozenset("\\`*_{}[]()#!|~:$@.")
+_HTML_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+
+
+def _flat(text: str, limit: int | None) -> str:
+    """One line (every kind of line break a space, other controls visible escapes), at most
+    `limit` characters, cut before any escaping so that no escape is cut in half."""
+    flat = one_line(" ".join(text.split()))
+    if limit is not None and len(flat) > limit:
+        flat = flat[: max(limit - 1, 0)] + "…"
+    return flat
+
+
+def md(text: str, limit: int | None = None) -> str:
+    """A value (a file name, a title, what a program printed) as literal text on one line of a
+    summary, in a table cell or not: no heading, image, link, tag or cell break of its own."""
+    return "".join(
+        _HTML_ENTITIES.get(c) or ("\\" + c if c in _MD_PUNCTUATION else c)
+        for c in _flat(text, limit)
+    )
+
+
+def md_code(text: str, limit: int | None = None) -> str:
+    """A value as a code span: HTML and Markdown are literal inside one; its fence is longer
+    than any run of backticks in it, and `|` is escaped as a table cell needs (GitHub shows
+    `|`)."""
+    flat = _flat(text, limit)
+    fence = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
+    cell = flat.replace("|", "\\|")
+    return f"{fence}{pad}{cell}{pad}{fence}"
+
+
+def md_block(text: str, indent: str = "") -> list[str]:
+    """Lines of a fenced code block holding `text` (what a program printed) literally: its
+    fence longer than any run of backticks in it, so no line of it can close the block."""
+    body = printable(text).splitlines()
+    longest = max((len(run) for ln in body for run in re.findall("`+", ln)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [indent + fence, *(indent + ln for ln in body), indent + fence]
+
+
+def md_url(url: str) -> str:
+    """A URL for a Markdown link's destination: an http(s) URL with whatever could end the
+    destination or the line percent-encoded; anything else is no link (empty)."""
+    from urllib.parse import quote
+
+    if not re.fullmatch(r"https?://[^\s]+", url):
+        return ""
+    return quote(url, safe="/:?#[]@!$&'*+,;=%~-._")
+
+
+class Summary:
+    """A job summary built a line at a time under a byte budget: lines past it are counted,
+    never cut in the middle of a table row, a list or a code block."""
+
+    def __init__(self, limit: int = SUMMARY_BYTES, reserve: int = 2048) -> None:
+        # `reserve`: room kept for the notes of what was left out and for the closing lines.
+        self.lines: list[str] = []
+        self.budget = limit - reserve
+        self.size = 0
+
+    def add(self, *lines: str) -> None:
+        """Lines of gbsite's own (headings, notes): always kept."""
+        for line in lines:
+            self.lines.append(line)
+            self.size += len(line.encode("utf-8")) + 1
+
+    def fits(self, lines: Sequence[str]) -> bool:
+        return self.size + sum(len(ln.encode("utf-8")) + 1 for ln in lines) <= self.budget
+
+    def items(self, items: Iterable[Sequence[str]], what: str) -> int:
+        """Each item's lines (a table row, a list item with its code block) while they fit;
+        then a line saying how many `what` were not shown. How many were left out."""
+        left = 0
+        for item in items:
+            if left == 0 and self.fits(item):
+                self.add(*item)
+            else:
+                left += 1
+        if left:
+            # A blank line first: the note ends a table rather than becoming one of its rows.
+            self.add(
+                "",
+                f"*{left} more {what} not shown: GitHub drops a job's summary over 1 MiB.*",
+            )
+        return left
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def capped(text: str, limit: int = SUMMARY_BYTES) -> str:
+    """A last guard for a summary built without Summary: cut at a line when over `limit`
+    bytes, saying how many lines were left out."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    kept = data[: limit - 200].decode("utf-8", "ignore").rsplit("\n", 1)[0]
+    left = text.count("\n") - kept.count("\n")
+    return kept + f"\n\n*{left} more line(s) left out: GitHub drops a summary over 1 MiB.*\n"
+
+
+def append_summary(path: Path, text: str) -> None:
+    """Append to the step's summary file (GitHub gives each step one), within the limit."""
+    try:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(capped(text))
+    except OSError as exc:
+        raise GbsiteError.at(path, None, f"cannot write the summary: {exc.strerror}") from None

@@ -316,16 +316,23 @@ def write(path: Path, record: Record) -> bool:
     return write_if_changed(path, text.encode("utf-8"))
 
 
-def updated(record: Record, runs: dict[str, dict[Key, Outcome]], current: dict[Key, Row]) -> Record:
+def updated(
+    record: Record,
+    runs: dict[str, dict[Key, Outcome]],
+    current: dict[Key, Row],
+    *,
+    keep: bool = False,
+) -> Record:
     """The record with new outcomes (`runs`: release -> block -> outcome). `current`: a row
     (without outcomes) for every runnable block the pages have now, in their order: blocks no
-    page has any more are dropped."""
+    page has any more are dropped. With `keep`, an outcome the record holds is never replaced
+    (CI's files fill only what is missing: a new or edited block, a new release)."""
     rows: dict[Key, Row] = {}
     for key, fresh in current.items():
         old = record.rows.get(key)
         merged = {**(old.outcomes if old else {})}
         for release, outcomes in runs.items():
-            if key in outcomes:
+            if key in outcomes and not (keep and release in merged):
                 merged[release] = outcomes[key]
         if merged:
             rows[key] = replace(fresh, outcomes=merged)
@@ -336,15 +343,18 @@ def store(
     path: Path,
     runs: dict[str, dict[Key, Outcome]],
     current: dict[Key, Row] | Callable[[], dict[Key, Row]],
+    *,
+    keep: bool = False,
 ) -> Record:
     """Add `runs` (release -> block -> outcome) to the record at `path`, read afresh under the
     lock of its folder: two runs that end together (two releases, two pages) both keep their
     outcomes, and a run changes only the rows it ran. `current` (or what it returns, asked under
     the lock: the pages as they are now, not as they were when a long run started) says which
-    blocks the pages still have."""
+    blocks the pages still have. `keep`: what the record holds is kept (updated())."""
     with locked(path.parent, "the record of examples"):
         _remove_leftovers(path)
-        new = updated(read(path), runs, current() if callable(current) else current)
+        rows = current() if callable(current) else current
+        new = updated(read(path), runs, rows, keep=keep)
         write(path, new)
     return new
 
