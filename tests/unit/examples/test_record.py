@@ -124,12 +124,26 @@ def test_a_bad_value_is_an_error_on_its_line(
     assert "\n" not in str(problem)
 
 
-def test_a_file_that_is_no_record_is_an_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "why", "line"),
+    [
+        ("# a comment\nblocks: {}\n", "it needs `blocks:`, a list", 2),
+        ("# a comment\n- a list\n", "it needs `blocks:`, a list", None),
+        ("# a comment\nrows: []\n", "unknown key 'rows'", 2),
+    ],
+)
+def test_a_file_that_is_no_record_is_an_error(
+    tmp_path: Path, text: str, why: str, line: int | None
+) -> None:
     path = tmp_path / "verified-examples.yaml"
-    path.write_text("# a comment\nrows: []\n")
+    path.write_text(text)
     with pytest.raises(GbsiteError) as raised:
         record.read(path)
-    assert "it needs `blocks:`, a list" in str(raised.value.problems[0])
+    (problem,) = raised.value.problems
+    assert why in problem.message
+    assert "not a record of examples" in problem.message
+    if line is not None:
+        assert problem.line == line
 
 
 def test_the_first_format_is_read_as_outcomes_of_the_release() -> None:
