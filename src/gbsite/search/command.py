@@ -106,7 +106,7 @@ def lookup(cfg: Config, args: argparse.Namespace) -> int:
             ]
         )
     else:
-        from gbsite.show.text import terminal_style
+        from gbsite.show.style import terminal_style
 
         style = terminal_style(sys.stdout)  # the ids in bold on a terminal
         for m in matches:
