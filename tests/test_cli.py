@@ -578,3 +578,32 @@ def test_show_reads_a_page_s_rows_of_the_record_as_the_whole_record_has_them(
     assert "\n- id: " not in other.read_text()
     assert runs.read(other).rows == whole.rows
     assert runs.read_page(other, ids[0]).rows == runs.read_page(path, ids[0]).rows
+
+
+# What a lookup with its index cached may not import: each is only needed to build or to show a
+# page, and together they doubled a lookup's time (benchmarks/lookup.py measures it).
+HEAVY = ("yaml", "jinja2", "markdown_it", "pygments", "gbsite.examples.record", "dataclasses")
+
+
+def test_a_lookup_imports_nothing_only_a_build_or_a_page_needs(
+    project: Project, tmp_path: Path
+) -> None:
+    env = dict(os.environ, GBSITE_CACHE_DIR=str(tmp_path / "cache"))
+    root = ["--root", str(project.root)]
+    log = REPO / "tests" / "data" / "logs" / "multi.log"
+    first = gbsite(*root, "lookup", str(log), env=env)  # builds the index into the cache
+    assert first.returncode == 0, first.stderr
+    probe = (
+        "import sys\n"
+        "from gbsite.cli import main\n"
+        "try:\n"
+        f"    main([*{root!r}, 'lookup', {str(log)!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout == first.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr

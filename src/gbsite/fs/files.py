@@ -12,7 +12,6 @@ import contextlib
 import functools
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +32,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     a killed process (the page cache survives it), and fsync per file would make a sync of
     hundreds of files slow; the durable copy of these files is git.
     """
+    import tempfile  # here: it imports shutil, random and the compressors (~6 ms), which a
+    # command that only reads, such as `gbsite lookup`, does not need
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(name)
