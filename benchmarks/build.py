@@ -14,7 +14,10 @@ every round so that no tool always runs after the same one:
     into a new folder; benchmarks/tools.py installs both into the cache folder on first use.
     MkDocs twice: with a navigation of the index only (the target's yardstick: no menu of all
     ids on every page, which gbsite and Hugo do not write either) and with its default one;
-  - `gbsite build` again into a folder built before, with nothing changed.
+  - `gbsite build` again into a folder built before, with nothing changed;
+  - `gbsite build` of a project copied anew into a new folder, with the cache folder of an
+    earlier build: every page rendered, the code highlighted before reused (site/highlights.py),
+    as after `rm -rf site/` or a change that touches every page.
 Prints each one's wall time (median, minimum and maximum over the rounds), CPU time (user and
 system, with the child processes it waited for) and peak RSS, then the ratios issue 17 sets
 targets for, each the median of the ratios within a round (both figures then come from the same
@@ -67,6 +70,7 @@ MKDOCS = "mkdocs 1.6.1 build, cold"
 MKDOCS_FULL = "mkdocs 1.6.1, default nav, cold"
 HUGO = "hugo 0.168.0, cold"
 NOOP = "gbsite build, nothing changed"
+KEPT = "gbsite build, new folder, code kept"
 
 # (numerator, denominator, target, what the ratio is): issue 17's speed targets.
 TARGETS = (
@@ -78,6 +82,8 @@ INFO = (
     (COLD, MKDOCS_FULL, "gbsite cold / MkDocs default nav"),
     (COLD, PASS, "gbsite cold / python -c pass"),
     (NOOP, PASS, "nothing changed / python -c pass"),
+    (KEPT, MKDOCS, "code kept / MkDocs cold"),
+    (KEPT, HUGO, "code kept / Hugo cold"),
     (FLOOR_ROW, COLD, "floor / gbsite cold"),
 )
 
@@ -97,7 +103,7 @@ def main() -> None:
         noop_project = copy_project(work / "noop")
         noop_env = fresh_env(work / "noop-cache")
         run(gbsite(noop_project, work / "noop-out"), Runs(), noop_env)  # built once, untimed
-        names = (PASS, FLOOR_ROW, COLD, MKDOCS, MKDOCS_FULL, HUGO, NOOP)
+        names = (PASS, FLOOR_ROW, COLD, MKDOCS, MKDOCS_FULL, HUGO, NOOP, KEPT)
         runs = {name: Runs() for name in names}
 
         def mkdocs(project: str, i: int) -> None:
@@ -114,6 +120,10 @@ def main() -> None:
             project = copy_project(work / f"cold{i}")
             run(gbsite(project, work / f"out{i}"), runs[COLD], fresh_env(work / f"cache{i}"))
 
+        def kept(i: int) -> None:
+            project = copy_project(work / f"kept{i}")
+            run(gbsite(project, work / f"kept-out{i}"), runs[KEPT], noop_env)
+
         steps: dict[str, Callable[[int], None]] = {
             PASS: lambda i: run([sys.executable, "-c", "pass"], runs[PASS]),
             FLOOR_ROW: lambda i: run([sys.executable, "-c", FLOOR, str(registry)], runs[FLOOR_ROW]),
@@ -126,6 +136,7 @@ def main() -> None:
                 runs[HUGO],
             ),
             NOOP: lambda i: run(gbsite(noop_project, work / "noop-out"), runs[NOOP], noop_env),
+            KEPT: kept,
         }  # fmt: skip
         order = list(runs)
         # Every cold run writes into a folder of its own, kept to the end: deleting a site just

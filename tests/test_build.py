@@ -794,3 +794,86 @@ def test_text_outside_the_block_is_a_warning_with_its_line(site_project: Project
         result.stderr
     )
     assert "My note" not in (site_project.root / "site/gb/gb0025.html").read_text()
+
+
+# ---- highlighted code kept between builds (site/highlights.py) -------------------------------
+
+
+def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build keeps its highlighted code in the cache folder; the next build of another folder
+    highlights nothing (Pygments is never called) and writes the same bytes. Both processes of a
+    forked build add theirs."""
+    from gbsite import config
+    from gbsite.docs import highlight
+    from gbsite.site import build, highlights
+
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    proj = make_project(tmp_path / "proj", docs=True)
+    cfg = config.load(proj.root)
+    calls: list[str] = []
+    pygments_highlight = highlight.highlight
+
+    def counted(code: str, *args: object) -> str:
+        calls.append(code)
+        return pygments_highlight(code, *args)
+
+    monkeypatch.setattr(highlight, "highlight", counted)
+
+    def tree(folder: Path) -> dict[str, bytes]:
+        return {
+            str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+        }
+
+    build.build(cfg, tmp_path / "one", parallel=True)
+    kept = json.loads(highlights.cache_file().read_text())
+    assert len(kept) > 500 and len(calls) < len(kept)  # the forked worker highlighted some
+    calls.clear()
+    build.build(cfg, tmp_path / "two", parallel=False)
+    assert calls == []  # the worker's code came back and was kept too: nothing highlighted
+    assert tree(tmp_path / "two") == tree(tmp_path / "one")
+    # Without the cache: the same bytes, and each block's code highlighted once.
+    highlights.cache_file().unlink()
+    build.build(cfg, tmp_path / "three", parallel=False)
+    assert tree(tmp_path / "three") == tree(tmp_path / "one")
+    assert len(calls) == len(kept)
+
+
+@pytest.mark.parametrize(
+    "damage", ["not json", "a list", "numbers for html", "a named pipe", "a folder", "no folder"]
+)
+def test_a_damaged_highlight_cache_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    """The cache file is only a cache: whatever is in its place, the build highlights the code
+    itself, writes the same site, and never fails or hangs."""
+    import os
+
+    from gbsite import config
+    from gbsite.site import build, highlights
+
+    proj = make_project(tmp_path / "proj", docs=True)
+    cfg = config.load(proj.root)
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "clean"))
+    clean = build.build(cfg, tmp_path / "clean-site", parallel=False).outputs
+    good = json.loads(highlights.cache_file().read_text())
+    assert good
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    path = highlights.cache_file()
+    path.parent.mkdir(parents=True)
+    if damage == "not json":
+        path.write_bytes(b"\xff{not json")
+    elif damage == "a list":
+        path.write_text("[1, 2]")
+    elif damage == "numbers for html":  # the right keys, values that are no HTML
+        path.write_text(json.dumps(dict.fromkeys(good, 1)))
+    elif damage == "a named pipe":
+        os.mkfifo(path)
+    elif damage == "a folder":
+        path.mkdir()
+    else:  # the cache folder is a file: nothing can be read or written there
+        shutil.rmtree(tmp_path / "cache")
+        (tmp_path / "cache").write_text("")
+    damaged = build.build(cfg, tmp_path / "site", parallel=False).outputs
+    assert damaged == clean

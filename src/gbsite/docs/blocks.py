@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gbsite.docs.highlight import Highlighter
     from gbsite.docs.markdown import ContributorMarkdown, FenceCaption, RenderedReading
 
 
@@ -59,11 +60,14 @@ class BlockRenderer:
         self.captions = captions  # what to say above a fence (examples/captions.py)
         self.repository_link = repository_link  # a repository file's URL (urls.github_source)
         self._markdown: ContributorMarkdown | None = None
+        # Set before the first block: reuses code earlier builds highlighted (site/highlights.py).
+        self.highlighter: Highlighter | None = None
 
     def prepare(self) -> ContributorMarkdown:
         """The Markdown renderer, made (and the Markdown stack imported) on first use."""
         if self._markdown is None:
             from gbsite import urls
+            from gbsite.docs.highlight import highlight_code
             from gbsite.docs.markdown import ContributorMarkdown
 
             page = urls.Links(urls.entry("GB0000"))  # every entry page is in gb/
@@ -73,6 +77,7 @@ class BlockRenderer:
                 reserved_ids=PAGE_SECTIONS,
                 fence_caption=self.captions,
                 repository_link=self.repository_link,
+                highlight=self.highlighter or highlight_code,
             )
         return self._markdown
 

@@ -23,7 +23,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.anchors.index import slugify
 
 from gbsite.docs import links
-from gbsite.docs.highlight import highlight_code
+from gbsite.docs.highlight import Highlight, highlight_code
 
 _MENTION = re.compile(r"\bGB([0-9]{4})\b")
 _EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)
@@ -209,8 +209,10 @@ class ContributorMarkdown:
         reserved_ids: Sequence[str] = (),
         fence_caption: FenceCaption | None = None,
         repository_link: Callable[[str], str] | None = None,
+        highlight: Highlight = highlight_code,
     ) -> None:
         self.known = set(known_ids)
+        self.highlight = highlight  # code to HTML: Pygments, or a Highlighter that keeps it
         self.link_for = link_for
         # A repository file's page on GitHub (`README.md#x` -> https://github.com/.../README.md#x)
         self.repository_link = repository_link
@@ -369,7 +371,7 @@ class ContributorMarkdown:
             return ""
         language = escape(fence.language, quote=True)
         cls = f' class="language-{language}"' if language else ""
-        code = highlight_code(
+        code = self.highlight(
             fence.code if view.code is None else view.code, fence.language, view.added
         )
         body = f'<pre class="highlight"><code{cls}>{code}</code></pre>\n'

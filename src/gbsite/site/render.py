@@ -36,6 +36,8 @@ class Rendered:
     changed: int = 0
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by id: of its block
     outputs: dict[str, bytes] = field(default_factory=dict)
+    highlighted: dict[str, str] = field(default_factory=dict)  # code highlighted anew, by key
+    highlights_used: set[str] = field(default_factory=set)  # the keys of all the code shown
 
     def add(self, target: Target, files: dict[str, bytes], *, apart: bool = False) -> None:
         """Write `files` into the site, and count them."""
@@ -48,6 +50,8 @@ class Rendered:
         self.changed += other.changed
         self.classes.update(other.classes)
         self.outputs.update(other.outputs)
+        self.highlighted.update(other.highlighted)
+        self.highlights_used |= other.highlights_used
 
 
 def render(
@@ -75,6 +79,10 @@ def render(
             done.add(target, files, apart=apart)
             if not keep:
                 done.outputs.clear()  # the worker would send them through a pipe: ~30 ms
+        kept = renderer.block.highlighter
+        if kept is not None:  # this process's: the worker's go back to the parent in `done`
+            done.highlighted.update(kept.new)
+            done.highlights_used |= kept.used
         return done
 
     if parallel and len(runs) > 1 and can_fork():
@@ -90,6 +98,10 @@ def render(
             tickets.close()
     else:
         rendered = share(range(len(runs)), apart=False)
+    if renderer.block.highlighter is not None:
+        from gbsite.site import highlights
+
+        highlights.save(renderer.block.highlighter, rendered.highlighted, rendered.highlights_used)
     for row in table:  # the files reused as they were, and their blocks' classes
         if not row.styled and row.path not in rendered.sizes:
             rendered.sizes[row.path] = len(reuse[row.path][1])

@@ -39,6 +39,9 @@ class Renderer:
             ExampleCaptions(runs, cfg.example_releases),
             repository_link=functools.partial(urls.github_source, cfg),
         )
+        from gbsite.site import highlights
+
+        self.block.highlighter = highlights.load()  # code highlighted by earlier builds
 
     def page(self, path: str, template: str, **context: object) -> bytes:
         """The page at `path` (a path of the site) from `template`; every template gets the
