@@ -13,7 +13,6 @@ registry (SearchText.older): a registry text that matches outranks it. Entry pag
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -70,9 +69,8 @@ def load(path: Path, read: Callable[[Path], bytes] | None = None) -> list[Adjace
         return []
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
-    jsondepth.check(path, raw)  # json.loads recurses a level a bracket
     try:
-        rows = json.loads(raw)["messages"]
+        rows = jsondepth.loads(path, raw)["messages"]  # too deep: a one-line error, no crash
         found = [_message(row) for row in rows]
     except (ValueError, KeyError, TypeError) as exc:
         raise GbsiteError.at(

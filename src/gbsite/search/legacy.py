@@ -12,7 +12,6 @@ text, in linear time, and say which releases printed it. Entry pages list them (
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -56,9 +55,8 @@ def load(path: Path, read: Callable[[Path], bytes] | None = None) -> list[Legacy
         return []
     except OSError as exc:
         raise GbsiteError.at(path, None, f"cannot read: {exc.strerror}") from None
-    jsondepth.check(path, raw)  # json.loads recurses a level a bracket
     try:
-        data = json.loads(raw)
+        data = jsondepth.loads(path, raw)  # nested too deep: a one-line error, never a crash
         rows = data["messages"]
         found: dict[str, LegacyMessage] = {}
         for row in rows:

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from gbsite.examples.record import Record
     from gbsite.registry.model import Registry
     from gbsite.registry.views import EntryView
+    from gbsite.search.adjacent import AdjacentMessage
+    from gbsite.search.legacy import LegacyMessage
     from gbsite.site.content import SiteModel
     from gbsite.site.fingerprint import ReadInputs
     from gbsite.site.renderer import Renderer
@@ -57,6 +59,8 @@ class Shared(NamedTuple):
     registry: Registry
     views: list[EntryView]
     record: Record
+    older: tuple[LegacyMessage, ...]  # registry/legacy-messages.json: ~10 ms to read each time
+    beside: tuple[AdjacentMessage, ...]  # registry/adjacent-messages.json
 
 
 @dataclass

@@ -37,14 +37,14 @@ def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Pr
         if unimported:
             raise GbsiteError(unimported)
         runs = record.read(cfg.verified_file)  # read even when unused: a broken one is an error
-        cache.shared = Shared(registry, entry_views(registry), runs)
-    registry, views, runs = cache.shared
+        older = tuple(legacy.load(cfg.registry_dir / legacy.FILE, read=snapshot.read))
+        beside = tuple(adjacent.load(cfg.registry_dir / adjacent.FILE, read=snapshot.read))
+        cache.shared = Shared(registry, entry_views(registry), runs, older, beside)
+    registry, views, runs, older, beside = cache.shared
     docs = _load_docs(cfg, snapshot, registry, cache, warnings)
     pages = _read_pages(docs, Lifecycles.of(registry, cfg.example_releases), cache)
     releases = tuple(gb_releases.registry_labels(cfg.example_releases, registry.labels))
     examples = Examples(pages, runs, releases or (registry.labels[-1],))
-    older = tuple(legacy.load(cfg.registry_dir / legacy.FILE, read=snapshot.read))
-    beside = tuple(adjacent.load(cfg.registry_dir / adjacent.FILE, read=snapshot.read))
     return Inputs(registry, views, docs, examples, older, beside)
 
 

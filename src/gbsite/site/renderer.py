@@ -30,6 +30,7 @@ class Renderer:
 
         self.cfg = cfg
         self.templating = templating
+        self._base_css: str | None = None  # style.css minified, made by the first stylesheet()
         self.env: jinja2.Environment = templating.environment(cfg.templates_dir, html=True)
         self.env.globals["paths"] = urls  # where each file lives: urls.INDEX, urls.entry(id)...
         # Compiled now, before a worker is forked: it then shares them.
@@ -53,12 +54,13 @@ class Renderer:
 
     def stylesheet(self, classes: Iterable[str]) -> str:
         """templates/assets/style.css, minified, plus the highlighting rules the code uses."""
-        path = self.cfg.templates_dir / urls.STYLESHEET
-        try:
-            base = read_input_text(path)
-        except FileNotFoundError:
-            raise GbsiteError.at(path, None, "stylesheet not found") from None
-        return minify_css(base) + _rules(frozenset(classes))
+        if self._base_css is None:  # once a Renderer: templates/ is part of its generation
+            path = self.cfg.templates_dir / urls.STYLESHEET
+            try:
+                self._base_css = minify_css(read_input_text(path))
+            except FileNotFoundError:
+                raise GbsiteError.at(path, None, "stylesheet not found") from None
+        return self._base_css + _rules(frozenset(classes))
 
 
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
