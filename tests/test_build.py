@@ -13,6 +13,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -840,11 +841,36 @@ def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
     assert len(calls) == len(kept)
 
 
+@dataclass
+class CleanBuild:
+    """A project, the site a build with an empty cache folder wrote, and the cache it left."""
+
+    project: Project
+    outputs: dict[str, bytes]
+    cache: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def clean_build(tmp_path_factory: pytest.TempPathFactory) -> CleanBuild:
+    """Built once for the damaged caches below (a build per damage, not two)."""
+    from gbsite import config
+    from gbsite.site import build, highlights
+
+    tmp = tmp_path_factory.mktemp("highlight")
+    proj = make_project(tmp / "proj", docs=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GBSITE_CACHE_DIR", str(tmp / "clean"))
+        outputs = build.build(config.load(proj.root), tmp / "site", parallel=False).outputs
+        cache = json.loads(highlights.cache_file().read_text())
+    assert cache
+    return CleanBuild(proj, outputs, cache)
+
+
 @pytest.mark.parametrize(
     "damage", ["not json", "a list", "numbers for html", "a named pipe", "a folder", "no folder"]
 )
 def test_a_damaged_highlight_cache_is_ignored(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_build: CleanBuild, damage: str
 ) -> None:
     """The cache file is only a cache: whatever is in its place, the build highlights the code
     itself, writes the same site, and never fails or hangs."""
@@ -853,12 +879,8 @@ def test_a_damaged_highlight_cache_is_ignored(
     from gbsite import config
     from gbsite.site import build, highlights
 
-    proj = make_project(tmp_path / "proj", docs=True)
-    cfg = config.load(proj.root)
-    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "clean"))
-    clean = build.build(cfg, tmp_path / "clean-site", parallel=False).outputs
-    good = json.loads(highlights.cache_file().read_text())
-    assert good
+    cfg = config.load(clean_build.project.root)
+    clean, good = clean_build.outputs, clean_build.cache
     monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
     path = highlights.cache_file()
     path.parent.mkdir(parents=True)
