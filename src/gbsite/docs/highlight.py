@@ -55,7 +55,7 @@ def highlight_code(code: str, language: str, marked: tuple[int, ...] = ()) -> st
     """Code as highlighted HTML; `marked`: 1-based lines wrapped in `<span class="hll">`."""
     lexer = _lexer(language.lower()) if language else None
     if lexer is None:
-        return escape(code)
+        return escape(code, quote=False)  # text in <code>: as nh3 writes it, quotes as they are
     formatter = _FORMATTER
     if marked:
         # A copy with other marked lines: a new HtmlFormatter builds its whole style table
