@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -607,3 +608,51 @@ def test_a_lookup_imports_nothing_only_a_build_or_a_page_needs(
     )
     assert done.stdout == first.stdout
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """A parser's commands (or a command's actions) by name."""
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def _helps(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """The help of every command and action below `parser`, by its prog."""
+    found = {}
+    for command in _commands(parser).values():
+        found[command.prog] = command.format_help()
+        if any(isinstance(a, argparse._SubParsersAction) for a in command._actions):
+            found.update(_helps(command))
+    return found
+
+
+def test_a_command_parsed_alone_is_parsed_as_among_all_of_them() -> None:
+    """`gbsite lookup` builds the parser of lookup alone (starting faster); each command's
+    parser, alone, is the one the whole command line has: the same options, help and actions."""
+    whole = arguments.build_parser()
+    assert tuple(_commands(whole)) == arguments.COMMANDS
+    everything = _helps(whole)
+    for name in arguments.COMMANDS:
+        alone = arguments.build_parser(only=name)
+        assert list(_commands(alone)) == [name]
+        helps = _helps(alone)
+        assert helps == {p: h for p, h in everything.items() if p.split()[1] == name}, name
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["lookup", "log.txt"], "lookup"),
+        (["--root", "lookup", "build"], "build"),  # a folder named like a command
+        (["--root=x", "--traceback", "show", "GB0025"], "show"),
+        (["release", "add", "2.16.0"], "release"),
+        (["--help"], None),
+        (["--version", "build"], None),
+        (["-h"], None),
+        (["biuld"], None),  # the whole parser suggests `build`
+        ([], None),
+        (["--ro", "x", "build"], None),  # an abbreviation: left to argparse
+    ],
+)
+def test_the_command_is_found_before_parsing(argv: list[str], command: str | None) -> None:
+    assert arguments.command_of(argv) == command

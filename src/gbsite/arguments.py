@@ -7,13 +7,50 @@ imported here, so that `gbsite lookup` starts fast."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gbsite.usage import Parser
 
 Handler = Callable[[argparse.Namespace], int]
-Add = Callable[..., argparse.Action]  # a parser's add_argument
+Add = Callable[..., object]  # a parser's add_argument
+Action = Callable[..., Add]  # makes an action of a command (`release add`) and gives its Add
+
+
+# Every command, in the order of `gbsite --help` (a test holds it to build_parser's).
+COMMANDS = (
+    "import",
+    "release",
+    "export-json",
+    "sync",
+    "adopt",
+    "check",
+    "build",
+    "serve",
+    "lookup",
+    "show",
+    "coverage",
+    "ci",
+)
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command `argv` plainly names: its first word that is neither an option nor the value
+    of --root. None when it names none or asks for help or the version: the whole parser then
+    answers, with its list of commands or a suggestion for a misspelt one."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help", "--version"):
+            return None
+        if word == "--root":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def _skipped(*args: object, **kwargs: object) -> None:
+    """The add_argument of a command left out of the parser (build_parser's `only`)."""
 
 
 def _lazy(module: str, name: str) -> Handler:
@@ -85,7 +122,9 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with `only` (a command's name, as in COMMANDS) of that
+    command alone: argparse takes ~7 ms of CPU to make all twenty, an eighth of a lookup."""
     parser = Parser(
         prog="gbsite",
         description="Build the documentation site for PyTorch's graph-break registry.",
@@ -95,9 +134,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     def command(name: str, run: str, help: str, description: str) -> Add:
         """A command run by the function `run` names ("module:function"); its add_argument."""
+        if only is not None and name != only:
+            return _skipped
         p = sub.add_parser(name, help=help, description=description)
         p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
         return p.add_argument
+
+    def group(name: str, help: str, description: str, dest: str, metavar: str) -> Action:
+        """A command of actions (`release add`, `ci merge`); what makes each action."""
+        if only is not None and name != only:
+            return lambda *_, **__: _skipped
+        actions = sub.add_parser(name, help=help, description=description).add_subparsers(
+            dest=dest, metavar=metavar, required=True
+        )
+
+        def action(name: str, run: str, help: str, description: str | None = None) -> Add:
+            p = actions.add_parser(name, help=help, description=description or help)
+            p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
+            return p.add_argument
+
+        return action
 
     # A table of commands and options, a call each, formatted by hand to read as a table.
     # fmt: off
@@ -118,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
             "(its package folder, or an environment with it), to resolve the registry fields "
             "that name a Python value (a wheel has its own)")
 
-    add = parser.add_argument
+    add: Add = parser.add_argument
     add("--version", action=_Version, nargs=0, help="show gbsite's version and exit")
     add("--root", type=Path, metavar="DIR", help="project folder (default: the nearest folder "
         "upwards with gbsite.toml)")
@@ -138,16 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     torch_source(add)
     limits(add)
 
-    releases = sub.add_parser("release", help="add a torch release to the examples, or "
-        "resolve an imported one's fields that name Python values",
-        description="The torch releases the examples run against ([examples] releases in "
-        "gbsite.toml).")
-    release_actions = releases.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def release(name: str, run: str, help: str, description: str) -> Add:
-        p = release_actions.add_parser(name, help=help, description=description)
-        p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
-        return p.add_argument
+    release = group("release", "add a torch release to the examples, or resolve an imported "
+        "one's fields that name Python values", "The torch releases the examples run against "
+        "([examples] releases in gbsite.toml).", "action", "ACTION")
 
     add = release("add", "gbsite.registry_commands:release_add",
         "import a torch release's registry and add it to the releases of the examples",
@@ -310,16 +359,10 @@ def build_parser() -> argparse.ArgumentParser:
         "or fixed (CI's floors: a page whose repro stops breaking with a newer release moves "
         "from verified to fixed and still counts)")
 
-    ci = sub.add_parser("ci", help="the work of CI's jobs: the release matrix, merging the "
-        "outcomes of the examples jobs, the preview summary",
-        description="What CI's jobs run (docs/ci.md): each is a gbsite "
-        "command, so that a whole pull request can be played on one machine.")
-    jobs = ci.add_subparsers(dest="job", metavar="JOB", required=True)
-
-    def job(name: str, run: str, help: str) -> Add:
-        p = jobs.add_parser(name, help=help, description=help)
-        p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
-        return p.add_argument
+    job = group("ci", "the work of CI's jobs: the release matrix, merging the outcomes of the "
+        "examples jobs, the preview summary", "What CI's jobs run (docs/ci.md): each is a "
+        "gbsite command, so that a whole pull request can be played on one machine.", "job",
+        "JOB")
 
     add = job("releases", "gbsite.ci:releases", "print the releases of the examples as a JSON "
         "list (the matrix of the examples jobs)")

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from gbsite.arguments import Handler, build_parser
+from gbsite.arguments import Handler, build_parser, command_of
 from gbsite.errors import (
     EXIT_BUG,
     EXIT_ERROR,
@@ -28,7 +28,8 @@ from gbsite.usage import parse
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse(build_parser(), argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = parse(build_parser(only=command_of(words)), words)
     handler: Handler = args.handler
     try:
         return handler(args)
