@@ -914,3 +914,22 @@ def test_a_damaged_highlight_cache_is_ignored(
         (tmp_path / "cache").write_text("")
     damaged = build.build(cfg, tmp_path / "site", parallel=False).outputs
     assert damaged == clean
+
+
+def test_a_highlight_cache_with_markup_of_its_own_is_sanitized(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_build: CleanBuild
+) -> None:
+    """Highlighted code skips the sanitizer only when it is what Pygments writes (text in span
+    tags): a cache file someone wrote with a script or a handler in its HTML is sanitized."""
+    from gbsite import config
+    from gbsite.site import build, highlights
+
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    path = highlights.cache_file()
+    path.parent.mkdir(parents=True)
+    planted = '<script>alert(1)</script><span class="n" onclick="steal()">planted</span>'
+    path.write_text(json.dumps({key: html + planted for key, html in clean_build.cache.items()}))
+    outputs = build.build(config.load(clean_build.project.root), tmp_path / "site").outputs
+    pages = [data.decode() for name, data in outputs.items() if name.startswith("gb/")]
+    assert sum("planted" in page for page in pages) > 100  # the cache was used
+    assert not any("alert(1)" in page or "steal()" in page for page in pages)

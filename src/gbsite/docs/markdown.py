@@ -116,6 +116,12 @@ def sanitize(html: str) -> str:
 
 # The env key under which a rendering keeps its highlighted code while the rest is sanitized.
 _CODE_ASIDE = "gb_code_aside"
+# Highlighted code that may skip the sanitizer: text (`<` and `&` escaped) in `<span class>`
+# tags, all Pygments writes. Anything else, such as HTML from a highlight cache someone wrote
+# by hand, is sanitized with the rest. Possessive: a long run of text fails without backtracking.
+_PLAIN_CODE = re.compile(
+    r'(?:[^<&]++|&(?:amp|lt|gt|quot|#39|#x27);|<span class="[\w -]*+">|</span>)*+'
+)
 
 
 _PRE_OPEN = re.compile(r"<pre\b")
@@ -386,7 +392,9 @@ class ContributorMarkdown:
         code = self.highlight(
             fence.code if view.code is None else view.code, fence.language, view.added
         )
-        body = f'<pre class="highlight"><code{cls}>{self._set_aside(code, env)}</code></pre>\n'
+        if _PLAIN_CODE.fullmatch(code):
+            code = self._set_aside(code, env)
+        body = f'<pre class="highlight"><code{cls}>{code}</code></pre>\n'
         caption = view.caption
         words = fence.info.split()
         kind = f' data-kind="{escape(words[1], quote=True)}"' if words[1:2] else ""
@@ -404,9 +412,9 @@ class ContributorMarkdown:
 
     def _set_aside(self, code: str, env: EnvType) -> str:
         """A stand-in for highlighted code, put back after sanitizing (_put_back). Pygments'
-        HTML is escaped text in `<span class>` tags, which nh3 gives back the same (a test holds
-        that for every committed fence), and sanitizing it was most of nh3's work: ~350 ms of
-        CPU a build, mostly calls of the attribute filter for each span's class."""
+        HTML is escaped text in `<span class>` tags (_PLAIN_CODE), which nh3 gives back the same
+        (a test holds that for every committed fence), and sanitizing it was most of nh3's work:
+        ~350 ms of CPU a build, mostly calls of the attribute filter for each span's class."""
         kept: list[str] = env.setdefault(_CODE_ASIDE, [])
         kept.append(code)
         return f"{self._aside_prefix}{len(kept) - 1}x"
