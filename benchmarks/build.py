@@ -19,7 +19,7 @@ every round so that no tool always runs after the same one:
     earlier build: every page rendered, the code highlighted before reused (site/highlights.py),
     as after `rm -rf site/` or a change that touches every page.
 Prints each one's wall time (median, minimum and maximum over the rounds), CPU time (user and
-system, with the child processes it waited for) and peak RSS, then the ratios issue 17 sets
+system, with the child processes it waited for) and peak RSS, then the ratios issues 17 and 46 set
 targets for, each the median of the ratios within a round (both figures then come from the same
 moment of a shared, noisy machine), with PASS or MISS on wall time; the CPU ratio beside it
 shows the work apart from how busy the machine was. Scaling, memory and page weight:
@@ -72,10 +72,11 @@ HUGO = "hugo 0.168.0, cold"
 NOOP = "gbsite build, nothing changed"
 KEPT = "gbsite build, new folder, code kept"
 
-# (numerator, denominator, target, what the ratio is): issue 17's speed targets.
+# (numerator, denominator, target, what the ratio is): the speed targets of issue 46 (cold
+# builds; issue 17 had Hugo at 3x) and issue 17 (nothing changed).
 TARGETS = (
     (COLD, MKDOCS, 0.2, "gbsite cold / MkDocs cold"),
-    (COLD, HUGO, 3.0, "gbsite cold / Hugo cold"),
+    (COLD, HUGO, 1.5, "gbsite cold / Hugo cold"),
     (NOOP, COLD, 0.2, "nothing changed / cold"),
 )
 INFO = (
