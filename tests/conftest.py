@@ -42,16 +42,6 @@ HISTORY_EXAMPLES = ("2.13.0", "2.14.1", "2.15.0")
 NESTED = "GBSITE_NESTED_TEST_RUN"
 
 
-# Modules that start long child runs: collected first, so that pytest-xdist hands them out
-# first and the other files fill the cores beside them instead of after them (a nested run of
-# the suite started last is the whole run's tail).
-FIRST = ("test_living.py",)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: item.path.name not in FIRST)  # stable: each file keeps its order
-
-
 def snapshot(label: str) -> Path:
     """The snapshot imported as `label`, as `gbsite import` keeps it."""
     return SNAPSHOTS / f"{label}.json.gz"
