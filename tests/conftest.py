@@ -16,6 +16,7 @@ import gzip
 import io
 import json
 import shutil
+import signal
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -186,6 +187,21 @@ def make_project(
     return Project(root)
 
 
+def interruptible() -> None:
+    """preexec_fn of a child a test stops with SIGINT, as a terminal's Ctrl-C does: Ctrl-C
+    restored, when pytest itself was started as a script's background job (`pytest &`), whose
+    children inherit SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def copy_project(source: Project, target: Path) -> Project:
+    """A copy of a project as it is, links kept as links (a snapshot or docs folder a test made a
+    link is not followed), with its site and build marker: a build of the copy of a built project
+    has nothing to do (the fingerprint names paths relative to the project)."""
+    shutil.copytree(source.root, target, symlinks=True)
+    return Project(target)
+
+
 @pytest.fixture
 def empty_project(tmp_path: Path) -> Project:
     """A project whose registry has categories.yaml and nothing imported."""
@@ -238,8 +254,7 @@ def history_registry(history_template: Project) -> Path:
 def history(tmp_path: Path, history_template: Project) -> Project:
     """A project of the HISTORY releases: for facts of those releases, and for tests that need
     ids, texts and releases no later import changes."""
-    shutil.copytree(history_template.root, tmp_path / "history", symlinks=True)
-    return Project(tmp_path / "history")
+    return copy_project(history_template, tmp_path / "history")
 
 
 def item(

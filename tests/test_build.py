@@ -20,7 +20,15 @@ from pathlib import Path
 import markupsafe
 import pytest
 
-from conftest import Project, committed, example_releases, labels, make_project, sync_note
+from conftest import (
+    Project,
+    committed,
+    copy_project,
+    example_releases,
+    labels,
+    make_project,
+    sync_note,
+)
 from gbsite import urls
 from gbsite.docs import files as docs
 
@@ -81,17 +89,9 @@ def plain_built(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return proj
 
 
-def copy_built(source: Project, target: Path) -> Project:
-    """A copy of a built project: its files, site and build marker as they are (a build of the
-    copy has nothing to do: the fingerprint names paths relative to the project)."""
-    shutil.copytree(source.root, target, symlinks=True)
-    return Project(target)
-
-
 @pytest.fixture(scope="module")
 def history_built(tmp_path_factory: pytest.TempPathFactory, history_template: Project) -> Project:
-    proj = Project(tmp_path_factory.mktemp("history-built") / "proj")
-    shutil.copytree(history_template.root, proj.root, symlinks=True)
+    proj = copy_project(history_template, tmp_path_factory.mktemp("history-built") / "proj")
     path = proj.docs / "gb0025.md"
     path.write_text(docs.with_block(path.read_text(), BLOCK))
     result = proj.run("build")
@@ -451,7 +451,7 @@ def test_rebuild_with_nothing_changed_writes_nothing(built: Project) -> None:
 def test_any_change_means_a_real_build(
     tmp_path: Path, plain_built: Project, change: object
 ) -> None:
-    proj = copy_built(plain_built, tmp_path / "proj")
+    proj = copy_project(plain_built, tmp_path / "proj")
     assert proj.run("build").out.startswith("build: nothing changed")  # the copy is up to date
     change(proj)  # type: ignore[operator]
     result = proj.run("build")
@@ -475,7 +475,7 @@ def test_source_date_epoch_dates_the_footer(
 
 @pytest.fixture
 def site_project(tmp_path: Path, plain_built: Project) -> Project:
-    return copy_built(plain_built, tmp_path / "proj")
+    return copy_project(plain_built, tmp_path / "proj")
 
 
 def site_files(proj: Project) -> dict[str, bytes]:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import hostile_logs
-from conftest import Project, labels, make_project, page, snapshot
+from conftest import Project, copy_project, labels, make_project, page, snapshot
 from gbsite.docs.files import END_MARKER
 
 # Every case runs the command line in child processes (and many kill, fill or race them): seconds
@@ -121,8 +121,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Project:
 
 @pytest.fixture
 def proj(base: Project, tmp_path: Path) -> Project:
-    shutil.copytree(base.root, tmp_path / "proj", symlinks=True)
-    return Project(tmp_path / "proj")
+    return copy_project(base, tmp_path / "proj")
 
 
 # ---- kill -9 at many points ------------------------------------------------------------------
@@ -601,8 +600,7 @@ HOSTILE_LIMIT = 8.0
 @pytest.fixture(scope="module")
 def built(base: Project, tmp_path_factory: pytest.TempPathFactory) -> Project:
     """The project with its site built: lookup reads the search index, as users' do."""
-    project = Project(tmp_path_factory.mktemp("built") / "proj")
-    shutil.copytree(base.root, project.root, symlinks=True)
+    project = copy_project(base, tmp_path_factory.mktemp("built") / "proj")
     assert gbsite(project, "build").returncode == 0
     return project
 

@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from conftest import Project, fake_torch, page
+from conftest import Project, fake_torch, interruptible, page
 from gbsite.docs.files import END_MARKER
 from gbsite.docs.markdown import loads_elsewhere
 from gbsite.examples import annotations as examples
@@ -382,6 +382,7 @@ def test_serve_ignores_clients_that_go_away(project: Project) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     try:
         assert proc.stdout is not None

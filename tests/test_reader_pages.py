@@ -153,7 +153,8 @@ def test_the_index_gives_each_pages_state(built_site: Project, pages: dict[str, 
 # Where each page's first fix starts, measured in frames of the viewport's size (a frame is a
 # viewport of its own: the same media queries and layout as the page opened in a tab, as the
 # self-check below asserts), two loading at once: twice as fast as a navigation per page.
-FIRST_FIX_TOPS = """async ([urls, width, height]) => {
+FIRST_FIX = 'figure[data-kind="gb-fix"] pre'  # the first fix's code on a page
+FIRST_FIX_TOPS = """async ([urls, width, height, selector]) => {
   const tops = {};
   let next = 0;
   async function lane() {
@@ -164,7 +165,7 @@ FIRST_FIX_TOPS = """async ([urls, width, height]) => {
     while (next < urls.length) {
       const url = urls[next++];
       await new Promise(loaded => { frame.onload = loaded; frame.src = url; });
-      const code = frame.contentDocument.querySelector('figure[data-kind="gb-fix"] pre');
+      const code = frame.contentDocument.querySelector(selector);
       tops[url] = code ? code.getBoundingClientRect().top + frame.contentWindow.scrollY : null;
     }
     frame.remove();
@@ -183,14 +184,14 @@ def first_fix_tops(
         page = context.new_page()
         page.goto(base_url + "404.html")
         urls = {f"{base_url}gb/{gb_id.lower()}.html": gb_id for gb_id in ids}
-        tops = page.evaluate(FIRST_FIX_TOPS, [list(urls), width, height])
+        tops = page.evaluate(FIRST_FIX_TOPS, [list(urls), width, height, FIRST_FIX])
         # The frames measure what a tab measures: one page opened on its own, compared.
-        page.goto(next(iter(urls)))
+        first = next(iter(urls))
+        page.goto(first)
         alone = page.evaluate(
-            """() => document.querySelector('figure[data-kind="gb-fix"] pre')
-                       .getBoundingClientRect().top + window.scrollY"""
+            "s => document.querySelector(s).getBoundingClientRect().top + window.scrollY", FIRST_FIX
         )
-        assert alone == tops[next(iter(urls))], (alone, tops[next(iter(urls))])
+        assert alone == tops[first], (alone, tops[first])
         return {urls[url]: top for url, top in tops.items()}
     finally:
         context.close()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project, make_project, unknown_id
+from conftest import Project, interruptible, make_project, unknown_id
 from gbsite.docs import files as docs
 
 pytestmark = pytest.mark.slow
@@ -33,6 +33,7 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            preexec_fn=interruptible,  # stop() sends SIGINT
         )
         self.lines: list[str] = []
         self.url = ""
