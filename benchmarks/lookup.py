@@ -137,9 +137,9 @@ def run(
             f"{cpu * 1000:10.1f} ms {cpu / max(base_cpu, 1e-9):7.2f}"
         )
     print()
+    base = walls["python -c pass"]
     for project in ("built", "clone"):
         # Each round's ratio to that round's `pass`, so both come from the same moment.
-        base = walls["python -c pass"]
         ratios = {
             name: statistics.median(w / p for w, p in zip(walls[name], base, strict=True))
             for name in cases

@@ -49,6 +49,12 @@ def command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _runs(parser: argparse.ArgumentParser, run: str) -> Add:
+    """`parser`'s command runs the function `run` names ("module:function"); its add_argument."""
+    parser.set_defaults(handler=_lazy(*run.split(":")), command_parser=parser)
+    return parser.add_argument
+
+
 def _skipped(*args: object, **kwargs: object) -> None:
     """The add_argument of a command left out of the parser (build_parser's `only`)."""
 
@@ -136,9 +142,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         """A command run by the function `run` names ("module:function"); its add_argument."""
         if only is not None and name != only:
             return _skipped
-        p = sub.add_parser(name, help=help, description=description)
-        p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
-        return p.add_argument
+        return _runs(sub.add_parser(name, help=help, description=description), run)
 
     def group(name: str, help: str, description: str, dest: str, metavar: str) -> Action:
         """A command of actions (`release add`, `ci merge`); what makes each action."""
@@ -149,9 +153,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         )
 
         def action(name: str, run: str, help: str, description: str | None = None) -> Add:
-            p = actions.add_parser(name, help=help, description=description or help)
-            p.set_defaults(handler=_lazy(*run.split(":")), command_parser=p)
-            return p.add_argument
+            return _runs(actions.add_parser(name, help=help, description=description or help), run)
 
         return action
 

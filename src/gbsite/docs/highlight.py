@@ -59,7 +59,7 @@ def highlight_code(code: str, language: str, marked: tuple[int, ...] = ()) -> st
     formatter = _FORMATTER
     if marked:
         # A copy with other marked lines: a new HtmlFormatter builds its whole style table
-        # again (~0.6 ms, a third of highlighting a typical block).
+        # again (0.15-0.24 ms, against ~0.003 ms for the copy; ~1,080 blocks have marks).
         formatter = copy.copy(_FORMATTER)
         formatter.hl_lines = set(marked)
     return highlight(code, lexer, formatter)

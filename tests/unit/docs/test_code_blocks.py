@@ -9,7 +9,7 @@ import pytest
 from gbsite.docs import files as docs
 from gbsite.docs.blocks import BlockRenderer
 from gbsite.docs.highlight import highlight_code
-from gbsite.docs.markdown import sanitize
+from gbsite.docs.markdown import Fence, sanitize
 from gbsite.examples.annotations import scan
 
 REPO = Path(__file__).resolve().parents[3]
@@ -56,7 +56,7 @@ def test_nh3_gives_back_the_highlighted_code_of_every_committed_fence() -> None:
     checked = 0
     for path in sorted((REPO / "docs" / "gb").glob("gb*.md")):
         for fence, _ in scan(docs.read(path)).fences:
-            language = fence.info.split()[0] if fence.info.split() else ""
+            language = Fence(fence.content, fence.info).language
             lines = fence.content.count("\n")
             code = highlight_code(fence.content, language, (1, lines) if lines else ())
             html = f'<pre class="highlight"><code class="language-{language}">{code}</code></pre>'
