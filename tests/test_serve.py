@@ -95,13 +95,22 @@ def server(tmp_path: Path) -> Iterator[Server]:
     srv.stop()
 
 
+@pytest.fixture(scope="module")
+def reading_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for the tests that only request pages (each server is a copy and a build)."""
+    srv = Server(make_project(tmp_path_factory.mktemp("reading") / "proj", docs=True))
+    yield srv
+    srv.stop()
+
+
 def edit_block(project: Project, gb_id: str, text: str) -> Path:
     path = project.docs / f"{gb_id.lower()}.md"
     path.write_text(docs.with_block(path.read_text(), f"\n{text}\n"))
     return path
 
 
-def test_serves_the_site(server: Server) -> None:
+def test_serves_the_site(reading_server: Server) -> None:
+    server = reading_server
     status, page = server.get("")
     assert status == 200 and "<h1>torch.compile graph breaks</h1>" in page
     status, page = server.get("gb/gb0025.html")
@@ -186,8 +195,8 @@ def test_a_fresh_record_of_examples_reaches_the_preview(server: Server) -> None:
         "/gb/gb0025.html%00.png",
     ],
 )
-def test_only_site_files_are_served(server: Server, path: str) -> None:
-    assert server.raw_status(path) == 404
+def test_only_site_files_are_served(reading_server: Server, path: str) -> None:
+    assert reading_server.raw_status(path) == 404
 
 
 def test_ctrl_c_stops_cleanly(server: Server) -> None:
@@ -205,7 +214,8 @@ def test_ctrl_c_stops_cleanly(server: Server) -> None:
     assert children.stdout.strip() == ""
 
 
-def test_port_in_use_is_a_clear_error(server: Server) -> None:
+def test_port_in_use_is_a_clear_error(reading_server: Server) -> None:
+    server = reading_server
     port = server.url.rsplit(":", 1)[1].strip("/")
     result = subprocess.run(
         [
