@@ -582,8 +582,17 @@ def test_show_reads_a_page_s_rows_of_the_record_as_the_whole_record_has_them(
 
 
 # What a lookup with its index cached may not import: each is only needed to build or to show a
-# page, and together they doubled a lookup's time (benchmarks/lookup.py measures it).
-HEAVY = ("yaml", "jinja2", "markdown_it", "pygments", "gbsite.examples.record", "dataclasses")
+# page, and together they doubled a lookup's time (benchmarks/lookup.py measures it); shutil
+# (its archive modules) is what argparse asks the terminal's width with (usage.terminal_columns).
+HEAVY = (
+    "yaml",
+    "jinja2",
+    "markdown_it",
+    "pygments",
+    "gbsite.examples.record",
+    "dataclasses",
+    "shutil",
+)
 
 
 def test_a_lookup_imports_nothing_only_a_build_or_a_page_needs(
@@ -656,3 +665,22 @@ def test_a_command_parsed_alone_is_parsed_as_among_all_of_them() -> None:
 )
 def test_the_command_is_found_before_parsing(argv: list[str], command: str | None) -> None:
     assert arguments.command_of(argv) == command
+
+
+@pytest.mark.parametrize("columns", [None, "50", "132", "0", "-3", "wide"])
+def test_help_is_laid_out_at_the_width_argparse_would_choose(
+    monkeypatch: pytest.MonkeyPatch, columns: str | None
+) -> None:
+    """gbsite's parsers ask the terminal's width themselves (usage.terminal_columns, sparing
+    `gbsite lookup` shutil's import): every command's help is what argparse's own formatter,
+    which asks shutil, lays out, with $COLUMNS set, unset or not a width."""
+    import shutil
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert usage.terminal_columns() == shutil.get_terminal_size().columns
+    ours = _helps(arguments.build_parser())
+    monkeypatch.setattr(usage, "_Formatter", argparse.HelpFormatter)
+    assert _helps(arguments.build_parser()) == ours
