@@ -916,6 +916,31 @@ def test_a_damaged_highlight_cache_is_ignored(
     assert damaged == clean
 
 
+def test_a_build_from_parsed_yaml_kept_by_the_last_command_writes_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_build: CleanBuild
+) -> None:
+    """A command keeps what parsing each YAML text gave (parsed.py); the next build reads the
+    registry and the record from there, parses none of them, and writes the same site as a
+    build that parsed everything."""
+    from gbsite import config, parsed
+    from gbsite.registry import yamlio
+    from gbsite.site import build
+
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    cfg = config.load(clean_build.project.root)
+    parses: list[Path] = []
+    load = yamlio._load
+    monkeypatch.setattr(yamlio, "_load", lambda p, t: parses.append(p) or load(p, t))
+    with parsed.session():
+        first = build.build(cfg, tmp_path / "one", parallel=False).outputs
+    assert len(parses) > 500  # every file of the registry, parsed and kept
+    parses.clear()
+    with parsed.session():
+        second = build.build(cfg, tmp_path / "two", parallel=False).outputs
+    assert parses == []
+    assert first == second == clean_build.outputs
+
+
 def test_a_highlight_cache_with_markup_of_its_own_is_sanitized(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_build: CleanBuild
 ) -> None:

@@ -583,7 +583,8 @@ def test_show_reads_a_page_s_rows_of_the_record_as_the_whole_record_has_them(
 
 # What a lookup with its index cached may not import: each is only needed to build or to show a
 # page, and together they doubled a lookup's time (benchmarks/lookup.py measures it); shutil
-# (its archive modules) is what argparse asks the terminal's width with (usage.terminal_columns).
+# (its archive modules) is what argparse asks the terminal's width with (usage.terminal_columns);
+# tomllib parses a gbsite.toml no command has parsed before (parsed.py).
 HEAVY = (
     "yaml",
     "jinja2",
@@ -592,6 +593,8 @@ HEAVY = (
     "gbsite.examples.record",
     "dataclasses",
     "shutil",
+    "tomllib",
+    "hashlib",
 )
 
 

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from gbsite import parsed
 from gbsite.arguments import Handler, build_parser, command_of
 from gbsite.errors import (
     EXIT_BUG,
@@ -32,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse(build_parser(only=command_of(words)), words)
     handler: Handler = args.handler
     try:
-        return handler(args)
+        with parsed.session():  # what the command parses is kept for the next (parsed.py)
+            return handler(args)
     except GbsiteError as exc:
         from gbsite.report import report
 

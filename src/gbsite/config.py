@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gbsite import releases
 from gbsite.errors import GbsiteError, Problem
@@ -76,6 +75,23 @@ def find_root(start: Path) -> Path:
     )
 
 
+def _toml(file: Path, text: str) -> dict[str, Any]:
+    import tomllib  # ~6 ms of a lookup: only for a text not parsed before (parsed.py)
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # Python 3.14's error has its line (lineno); before, only its message says it.
+        msg, _, where = str(exc).partition(" (at line ")
+        line = getattr(exc, "lineno", None) or _leading_number(where)
+        raise GbsiteError.at(file, line, f"invalid TOML: {msg}") from None
+
+
+def _leading_number(text: str) -> int | None:
+    digits = re.match(r"[0-9]{1,9}", text)
+    return int(digits.group()) if digits else None
+
+
 def _line_of(text: str, key: str) -> int | None:
     match = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.MULTILINE)
     return text.count("\n", 0, match.start()) + 1 if match else None
@@ -92,12 +108,9 @@ def load(root: Path | None = None, text: str | None = None) -> Config:
         raise GbsiteError.at(file, None, "not found; is this a gbsite project?") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise GbsiteError.at(file, None, f"cannot read: {exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        msg = str(exc).split(" (at line")[0]
-        raise GbsiteError.at(file, line, f"invalid TOML: {msg}") from None
+    from gbsite import parsed
+
+    data = parsed.parse("toml", parsed.python_version, text, lambda t: _toml(file, t))
 
     problems: list[Problem] = []
     values: dict[str, dict[str, str]] = {}

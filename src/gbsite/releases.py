@@ -16,7 +16,6 @@ Only the standard library is imported here: the build's load phase calls `proble
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -244,6 +243,8 @@ def problems(
     missing = [r for r in releases if registry_label(r, labels) is None]
     if not missing:
         return []
+    import tomllib  # only when a release is missing: a lookup does not import it
+
     text = read(file).decode("utf-8")
     if "releases" not in tomllib.loads(text).get("examples", {}):
         return []

@@ -121,7 +121,20 @@ def check_bounds(path: Path, text: str) -> None:
 
 
 def load(path: Path, text: str) -> Any:
-    """Parse one YAML document; syntax errors become `path:line: message`."""
+    """Parse one YAML document; syntax errors become `path:line: message`. In a command, a text
+    parsed before gives what it gave then (parsed.py)."""
+    from gbsite import parsed
+
+    return parsed.parse("yaml", _parser_name, text, lambda t: _load(path, t))
+
+
+def _parser_name() -> str:
+    from gbsite import parsed
+
+    return parsed.source_version(__file__, f"PyYAML {yaml.__version__}")
+
+
+def _load(path: Path, text: str) -> Any:
     check_bounds(path, text)
     try:
         return yaml.load(text, Loader=_Loader)

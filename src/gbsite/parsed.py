@@ -1,0 +1,134 @@
+"""What parsing a YAML or TOML text gave, kept between commands in the user's cache folder
+(config.cache_dir()): `parsed/KIND-VERSION.json`, a map from a text (a YAML text by its SHA-256)
+to its data as JSON.
+
+Parsing is a function of the text, so a text parsed before is not parsed again: the registry's
+and the record's YAML are a third of a build's load phase (~0.35 s), and tomllib's import is
+~6 ms of a `gbsite lookup`. VERSION names what parses (PyYAML's version and yamlio.py's source;
+Python's version for tomllib), so an upgrade or a change of the rules starts a new file. Kept
+only: data that JSON gives back equal (text, numbers, booleans, null, lists, maps with text
+keys); a date or a set is parsed every time. A text that fails to parse is never kept, so its
+error, with its line, is raised again.
+
+Only inside `session()` (each command: cli.main): what one command added is written when it
+ends, merged with what another wrote meanwhile. The file is a cache only: missing, unreadable,
+too large or not such a map, it is ignored; one that cannot be written is not written. Each
+value is decoded on every use, so no caller can change what the next one gets.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+FOLDER = "parsed"
+MAX_BYTES = 8 * 2**20  # a project's registry is ~1 MB; past this, only what one command used
+
+_stores: dict[str, _Store] | None = None  # None: outside a session, nothing is kept
+
+
+class _Store:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.kept: dict[str, str] | None = None  # read when first asked
+        self.new: dict[str, str] = {}
+        self.used: set[str] = set()
+
+    def get(self, key: str) -> str | None:
+        if self.kept is None:
+            self.kept = _read(self.path)
+        found = self.new.get(key) or self.kept.get(key)
+        if found is not None:
+            self.used.add(key)
+        return found
+
+    def save(self) -> None:
+        if not self.new:
+            return
+        from gbsite.errors import GbsiteError
+        from gbsite.fs.files import write_atomic
+
+        kept = {**_read(self.path), **self.new}  # what another command wrote meanwhile too
+        data = json.dumps(kept, separators=(",", ":"))
+        if len(data) > MAX_BYTES:
+            kept = {k: v for k, v in kept.items() if k in self.used or k in self.new}
+            data = json.dumps(kept, separators=(",", ":"))
+        with contextlib.suppress(OSError, GbsiteError):
+            write_atomic(self.path, data.encode())
+
+
+def _read(path: Path) -> dict[str, str]:
+    from gbsite.errors import GbsiteError
+    from gbsite.fs.files import read_input
+
+    try:
+        data = json.loads(read_input(path, limit=MAX_BYTES))
+    except (OSError, GbsiteError, ValueError):  # ValueError: not JSON, or not UTF-8
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, str)}
+
+
+@contextlib.contextmanager
+def session() -> Iterator[None]:
+    """Keep what is parsed in here, and write it when the block ends."""
+    global _stores
+    if _stores is not None:  # nested (a command calling another): the outer one writes
+        yield
+        return
+    _stores = {}
+    try:
+        yield
+    finally:
+        stores, _stores = _stores, None
+        for store in stores.values():
+            store.save()
+
+
+def parse(kind: str, version: Callable[[], str], text: str, parser: Callable[[str], Any]) -> Any:
+    """`parser(text)`, or what it gave for the same text before. `kind` names the file ("yaml",
+    "toml"), `version()` what parses. A text of the kind "toml" is its own key (short, and
+    hashlib's import would cost a lookup more than tomllib's)."""
+    if _stores is None:
+        return parser(text)
+    store = _stores.get(kind)
+    if store is None:
+        from gbsite.config import cache_dir
+
+        store = _stores[kind] = _Store(cache_dir() / FOLDER / f"{kind}-{version()}.json")
+    key = text if kind == "toml" else _digest(text)
+    found = store.get(key)
+    if found is not None:
+        with contextlib.suppress(ValueError):
+            return json.loads(found)
+    data = parser(text)
+    with contextlib.suppress(TypeError, ValueError, RecursionError):  # no JSON for it
+        encoded = json.dumps(data, separators=(",", ":"), allow_nan=False)
+        if json.loads(encoded) == data:
+            store.new[key] = encoded
+            store.used.add(key)
+    return data
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def python_version() -> str:
+    """What names the version of a parser of the standard library (tomllib)."""
+    return "python" + ".".join(map(str, sys.version_info[:3]))
+
+
+def source_version(file: str, library: str) -> str:
+    """A short name for the source of what parses, the library it calls and the Python."""
+    import hashlib
+
+    made_by = Path(file).read_bytes() + library.encode() + python_version().encode()
+    return hashlib.sha256(made_by).hexdigest()[:16]

@@ -1,0 +1,176 @@
+"""Parsed YAML and TOML kept between commands (gbsite/parsed.py): a text parsed before gives
+the same data without parsing, each use its own copy; what JSON cannot give back, a text that
+fails, a damaged or unwritable cache file and code outside a command keep no data."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gbsite import config, parsed
+from gbsite.errors import GbsiteError
+from gbsite.registry import yamlio
+
+PATH = Path("registry/gb/GB0025.yaml")
+TEXT = "id: GB0025\nitems:\n- gb_type: Call to a skipped function\n  hints: [a, 'b: c']\n  n: 3\n"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache" / parsed.FOLDER
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts that libyaml was given."""
+    calls: list[str] = []
+    load = yamlio._load
+
+    def counted(path: Path, text: str) -> object:
+        calls.append(text)
+        return load(path, text)
+
+    monkeypatch.setattr(yamlio, "_load", counted)
+    return calls
+
+
+def test_a_text_parsed_in_one_command_is_not_parsed_in_the_next(
+    cache: Path, parses: list[str]
+) -> None:
+    with parsed.session():
+        first = yamlio.load(PATH, TEXT)
+        assert yamlio.load(PATH, TEXT) == first  # the second time in the same command, too
+    assert parses == [TEXT]
+    [file] = cache.iterdir()
+    assert file.name.startswith("yaml-")
+    with parsed.session():
+        again = yamlio.load(PATH, TEXT)
+        again["items"][0]["n"] = 4  # a caller changing what it got
+        assert yamlio.load(PATH, TEXT) == first  # the next caller's copy is untouched
+    assert parses == [TEXT]
+    assert again != first and type(first["items"][0]["n"]) is int
+    with parsed.session():
+        assert yamlio.load(PATH, TEXT + "more: 1\n") == {**first, "more": 1}  # a new text: parsed
+    assert parses == [TEXT, TEXT + "more: 1\n"]
+
+
+def test_outside_a_command_nothing_is_kept(cache: Path, parses: list[str]) -> None:
+    yamlio.load(PATH, TEXT)
+    yamlio.load(PATH, TEXT)
+    assert parses == [TEXT, TEXT] and not cache.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("when: 2026-11-29\n", {"when": datetime.date(2026, 11, 29)}),  # JSON has no dates
+        ("1: one\n", {1: "one"}),  # nor keys that are numbers
+        ("x: .nan\n", None),  # nor NaN
+        ("x: !!set {a}\n", {"x": {"a"}}),
+    ],
+)
+def test_data_json_cannot_give_back_is_parsed_each_time(
+    cache: Path, parses: list[str], text: str, value: object
+) -> None:
+    for _ in range(2):
+        with parsed.session():
+            got = yamlio.load(PATH, text)
+        if value is not None:
+            assert got == value and type(next(iter(got))) is type(next(iter(value)))  # type: ignore[call-overload]
+    assert parses == [text, text]
+
+
+def test_a_text_that_fails_is_never_kept(cache: Path) -> None:
+    bad = "a: 1\nb: [\n"
+    for _ in range(2):
+        with parsed.session(), pytest.raises(GbsiteError) as error:
+            yamlio.load(PATH, bad)
+        assert str(error.value).startswith(f"{PATH}:")
+    assert not cache.exists()
+
+
+@pytest.mark.parametrize(
+    "damage", ["not json", "a list", "values not text", "not json inside", "a folder", "a pipe"]
+)
+def test_a_damaged_cache_file_is_ignored_and_replaced(
+    cache: Path, parses: list[str], damage: str
+) -> None:
+    with parsed.session():
+        good = yamlio.load(PATH, TEXT)
+    [file] = cache.iterdir()
+    key = next(iter(json.loads(file.read_text())))
+    if damage == "not json":
+        file.write_bytes(b"\xff{")
+    elif damage == "a list":
+        file.write_text("[1]")
+    elif damage == "values not text":
+        file.write_text(json.dumps({key: {"id": "planted"}}))
+    elif damage == "not json inside":
+        file.write_text(json.dumps({key: "{planted"}))
+    elif damage == "a folder":
+        file.unlink()
+        file.mkdir()
+    else:  # reading it would never end
+        file.unlink()
+        os.mkfifo(file)
+    with parsed.session():
+        assert yamlio.load(PATH, TEXT) == good
+    assert parses == [TEXT, TEXT]
+    if damage != "a folder":  # written anew, and used by the next command
+        with parsed.session():
+            assert yamlio.load(PATH, TEXT) == good
+        assert parses == [TEXT, TEXT]
+
+
+def test_a_cache_folder_that_cannot_be_written_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parses: list[str]
+) -> None:
+    (tmp_path / "cache").write_text("")  # a file where the folder should be
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    for _ in range(2):
+        with parsed.session():
+            assert yamlio.load(PATH, TEXT)["id"] == "GB0025"
+    assert parses == [TEXT, TEXT]
+
+
+def test_commands_merge_what_each_kept(cache: Path, parses: list[str]) -> None:
+    """Two commands at once: each writes what the other kept meanwhile too."""
+    other = TEXT.replace("GB0025", "GB0026")
+    with parsed.session():
+        yamlio.load(PATH, TEXT)
+        with parsed.session():  # a command run by a command: the outer one writes
+            yamlio.load(PATH, other)
+        assert not cache.exists()
+    with parsed.session():
+        yamlio.load(PATH, TEXT + "x: 1\n")
+    with parsed.session():
+        for text in (TEXT, other, TEXT + "x: 1\n"):
+            yamlio.load(PATH, text)
+    assert parses == [TEXT, other, TEXT + "x: 1\n"]
+
+
+def test_gbsite_toml_is_parsed_once_and_its_errors_stay_located(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    toml = root / config.CONFIG_NAME
+    toml.write_text('[site]\ntitle = "Breaks"\n')
+    with parsed.session():
+        assert config.load(root).title == "Breaks"
+    assert (cache / f"toml-{parsed.python_version()}.json").is_file()
+    calls: list[str] = []
+    parse = config._toml
+    monkeypatch.setattr(config, "_toml", lambda f, t: calls.append(t) or parse(f, t))
+    with parsed.session():
+        assert config.load(root).title == "Breaks"
+        toml.write_text('[site]\ntitle = "Breaks"\nurl = \n')
+        with pytest.raises(GbsiteError) as error:
+            config.load(root)
+    assert str(error.value).startswith(f"{toml}:3: invalid TOML")
+    assert calls == ['[site]\ntitle = "Breaks"\nurl = \n']
