@@ -16,8 +16,8 @@ every round so that no tool always runs after the same one:
     ids on every page, which gbsite and Hugo do not write either) and with its default one;
   - `gbsite build` again into a folder built before, with nothing changed;
   - `gbsite build` of a project copied anew into a new folder, with the cache folder of an
-    earlier build: every page rendered, the code highlighted before reused (site/highlights.py),
-    as after `rm -rf site/` or a change that touches every page.
+    earlier build: every page rendered, the code highlighted and the YAML parsed before reused
+    (site/highlights.py, parsed.py), as after `rm -rf site/` or a change that touches every page.
 Prints each one's wall time (median, minimum and maximum over the rounds), CPU time (user and
 system, with the child processes it waited for) and peak RSS, then the ratios issues 17 and 46 set
 targets for, each the median of the ratios within a round (both figures then come from the same
