@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -190,15 +190,12 @@ class Block:
     # A backend it is run with instead of its own (`check --examples --backend inductor`):
     # the same block, so the same digest; its outcome goes to the record's backend column.
     run_backend: str = ""
+    # Of its content (digest() below), made once: a build looks a block's outcomes up in the
+    # record for every release and state, ~25 times a block (a SHA-256 of its code each time).
+    digest: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def runs_with(self) -> str:
-        """The backend its function is compiled with in this run."""
-        return self.run_backend or self.backend
-
-    @property
-    def digest(self) -> str:
-        return digest(
+    def __post_init__(self) -> None:
+        content = digest(
             self.kind,
             self.compile_name,
             self.backend,
@@ -209,6 +206,12 @@ class Block:
             self.recompiles,
             self.needs,
         )
+        object.__setattr__(self, "digest", content)  # frozen: set once, here
+
+    @property
+    def runs_with(self) -> str:
+        """The backend its function is compiled with in this run."""
+        return self.run_backend or self.backend
 
     @property
     def key(self) -> tuple[str, str]:

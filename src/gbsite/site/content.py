@@ -416,7 +416,10 @@ class EntryPages:
         # The state shown is for the newest example release that has the id.
         present = [r for r in ex.releases if self._in(entry, r)]
         release = present[-1] if present else ex.release
-        covered = page_coverage(page, view.id, ex.record, release, ex.releases)
+        if release in by_release:  # computed above: each is a scan of the record
+            covered = by_release[release]
+        else:
+            covered = page_coverage(page, view.id, ex.record, release, ex.releases)
         verified_in = [r for r in ex.releases if by_release[r].status == State.VERIFIED]
         fixed = fixed_in(page, ex.record, ex.releases) if page else None
         doc_path = f"{self.docs_dir}/{view.slug}.md"
