@@ -19,7 +19,6 @@ value is decoded on every use, so no caller can change what the next one gets.
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -49,6 +48,8 @@ class _Store:
     def save(self) -> None:
         if not self.new:
             return
+        import json
+
         from gbsite.errors import GbsiteError
         from gbsite.fs.files import write_atomic
 
@@ -62,6 +63,8 @@ class _Store:
 
 
 def _read(path: Path) -> dict[str, str]:
+    import json
+
     from gbsite.errors import GbsiteError
     from gbsite.fs.files import read_input
 
@@ -96,6 +99,8 @@ def parse(kind: str, version: Callable[[], str], text: str, parser: Callable[[st
     hashlib's import would cost a lookup more than tomllib's)."""
     if _stores is None:
         return parser(text)
+    import json  # here: `gbsite --help` and a command that parses nothing do not need it
+
     store = _stores.get(kind)
     if store is None:
         from gbsite.config import cache_dir
