@@ -3,17 +3,18 @@
 to its data as JSON.
 
 Parsing is a function of the text, so a text parsed before is not parsed again: the registry's
-and the record's YAML are a third of a build's load phase (~0.35 s), and tomllib's import is
-~6 ms of a `gbsite lookup`. VERSION names what parses (PyYAML's version and yamlio.py's source;
-Python's version for tomllib), so an upgrade or a change of the rules starts a new file. Kept
-only: data that JSON gives back equal (text, numbers, booleans, null, lists, maps with text
-keys); a date or a set is parsed every time. A text that fails to parse is never kept, so its
-error, with its line, is raised again.
+and the record's YAML were most of a build's load phase (~0.6 s of ~0.9 s), and tomllib's
+import is ~6 ms of a `gbsite lookup`. VERSION names what parses (PyYAML's version and
+yamlio.py's source; Python's version for tomllib), so an upgrade or a change of the rules starts
+a new file. Kept only: data that JSON gives back equal (text, numbers, booleans, null, lists,
+maps with text keys); a date or a set is parsed every time. A text that fails to parse is never
+kept, so its error, with its line, is raised again.
 
-Only inside `session()` (each command: cli.main): what one command added is written when it
-ends, merged with what another wrote meanwhile. The file is a cache only: missing, unreadable,
-too large or not such a map, it is ignored; one that cannot be written is not written. Each
-value is decoded on every use, so no caller can change what the next one gets.
+Only inside `session()` (each command: cli.main; a build's load phase, also when a build is
+called as a function): what one session added is written when it ends, merged with what
+another wrote meanwhile. The file is a cache only: missing, unreadable, too large or not such a
+map, it is ignored; one that cannot be written is not written. Each value is decoded on every
+use, so no caller can change what the next one gets.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gbsite import parsed
 from gbsite.config import Config
 from gbsite.errors import GbsiteError, Problem
 from gbsite.fs.lock import locked
@@ -83,7 +84,9 @@ def build(
             report.unchanged = True
             return report
         cache.renew(snapshot.generation)
-        with report.phase("load"):
+        # What it parses is kept for the next build (parsed.py): a command's session, or the
+        # load phase's own when a build is called as a function (serve's first, the tests').
+        with report.phase("load"), parsed.session():
             read = load.load(cfg, snapshot, cache, report.warnings)
         with report.phase("derive"):
             site = cache.model = content.model(cfg, read, cache.model)
