@@ -51,31 +51,20 @@ class _Store:
             return
         import json
 
-        from gbsite.errors import GbsiteError
-        from gbsite.fs.files import write_atomic
+        from gbsite.fs.files import write_cache
 
         kept = {**_read(self.path), **self.new}  # what another command wrote meanwhile too
         data = json.dumps(kept, separators=(",", ":"))
         if len(data) > MAX_BYTES:
             kept = {k: v for k, v in kept.items() if k in self.used or k in self.new}
             data = json.dumps(kept, separators=(",", ":"))
-        with contextlib.suppress(OSError, GbsiteError):
-            write_atomic(self.path, data.encode())
+        write_cache(self.path, data.encode())
 
 
 def _read(path: Path) -> dict[str, str]:
-    import json
+    from gbsite.fs.files import read_text_map
 
-    from gbsite.errors import GbsiteError
-    from gbsite.fs.files import read_input
-
-    try:
-        data = json.loads(read_input(path, limit=MAX_BYTES))
-    except (OSError, GbsiteError, ValueError):  # ValueError: not JSON, or not UTF-8
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, str)}
+    return read_text_map(path, limit=MAX_BYTES)
 
 
 @contextlib.contextmanager
@@ -130,11 +119,3 @@ def _digest(text: str) -> str:
 def python_version() -> str:
     """What names the version of a parser of the standard library (tomllib)."""
     return "python" + ".".join(map(str, sys.version_info[:3]))
-
-
-def source_version(file: str, library: str) -> str:
-    """A short name for the source of what parses, the library it calls and the Python."""
-    import hashlib
-
-    made_by = Path(file).read_bytes() + library.encode() + python_version().encode()
-    return hashlib.sha256(made_by).hexdigest()[:16]

@@ -220,3 +220,38 @@ def input_files(folder: Path, root: Path | None = None) -> list[Path]:
     for sub in folders:
         found += input_files(sub, root)
     return found
+
+
+# ---- cache files: a JSON map of text to text in the user's cache folder ----------------------
+
+
+def cache_name(source: str, *versions: str) -> str:
+    """A cache file's name (16 hex digits) from the source file of the code that makes what it
+    holds and the versions that code depends on: a change of either starts a new file."""
+    import hashlib
+
+    made_by = Path(source).read_bytes() + "".join(versions).encode()
+    return hashlib.sha256(made_by).hexdigest()[:16]
+
+
+def read_text_map(path: Path, *, limit: int) -> dict[str, str]:
+    """A cache file's map of text to text; {} when it is missing, unreadable, larger than
+    `limit` or not such a map: it is a cache only."""
+    import json
+
+    try:
+        data = json.loads(read_input(path, limit=limit))
+    except (OSError, GbsiteError, ValueError):  # ValueError: not JSON, or not UTF-8
+        return {}
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+    ):
+        return {}
+    return data
+
+
+def write_cache(path: Path, data: bytes) -> None:
+    """Write a cache file atomically; in a cache folder that cannot be written, nothing (the
+    next command does the work again)."""
+    with contextlib.suppress(OSError, GbsiteError):
+        write_atomic(path, data)

@@ -130,8 +130,9 @@ def load(path: Path, text: str) -> Any:
 
 def _parser_name() -> str:
     from gbsite import parsed
+    from gbsite.fs.files import cache_name
 
-    return parsed.source_version(__file__, f"PyYAML {yaml.__version__}")
+    return cache_name(__file__, f"PyYAML {yaml.__version__}", parsed.python_version())
 
 
 def _load(path: Path, text: str) -> Any:

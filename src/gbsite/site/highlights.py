@@ -10,8 +10,6 @@ Writes are atomic (fs/files.py), so two builds at once leave one of their files,
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 from pathlib import Path
 
@@ -27,25 +25,16 @@ def cache_file() -> Path:
 
     from gbsite.config import cache_dir
     from gbsite.docs import highlight
+    from gbsite.fs.files import cache_name
 
-    made_by = Path(highlight.__file__).read_bytes() + pygments.__version__.encode()
-    return cache_dir() / FOLDER / f"{hashlib.sha256(made_by).hexdigest()[:16]}.json"
+    return cache_dir() / FOLDER / f"{cache_name(highlight.__file__, pygments.__version__)}.json"
 
 
 def load() -> Highlighter:
     """A Highlighter with what the last build kept, or with nothing."""
-    from gbsite.errors import GbsiteError
-    from gbsite.fs.files import read_input
+    from gbsite.fs.files import read_text_map
 
-    try:
-        data = json.loads(read_input(cache_file(), limit=MAX_BYTES))
-    except (OSError, GbsiteError, ValueError):  # ValueError: not JSON, or not UTF-8
-        return Highlighter()
-    if not isinstance(data, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
-    ):
-        return Highlighter()
-    return Highlighter(data)
+    return Highlighter(read_text_map(cache_file(), limit=MAX_BYTES))
 
 
 def save(highlighter: Highlighter, new: dict[str, str], used: set[str]) -> None:
@@ -60,9 +49,6 @@ def save(highlighter: Highlighter, new: dict[str, str], used: set[str]) -> None:
     kept = highlighter.kept
     if len(kept) > MAX_ENTRIES:
         kept = highlighter.kept = {key: html for key, html in kept.items() if key in used}
-    from gbsite.errors import GbsiteError
-    from gbsite.fs.files import write_atomic
+    from gbsite.fs.files import write_cache
 
-    # A cache folder that cannot be written: the next build highlights again.
-    with contextlib.suppress(OSError, GbsiteError):
-        write_atomic(cache_file(), json.dumps(kept, separators=(",", ":")).encode())
+    write_cache(cache_file(), json.dumps(kept, separators=(",", ":")).encode())
