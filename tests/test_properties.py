@@ -113,11 +113,13 @@ CODE_SPAN_EDGES = [
     "\\`a`",
     "`a\\`b`",
 ]
+# A line indented four columns or more would start a code block, where escapes show.
+INDENTED = ["    <", "\t*a*", "  \t[b]", "a\n\n     `c` <d>", "    # e"]
 
 
 @settings(max_examples=500, deadline=None)
 @given(registry_text)
-@example_each(CODE_SPAN_EDGES)
+@example_each(CODE_SPAN_EDGES + INDENTED)
 def test_markdown_escaping_renders_the_literal_text(text: str) -> None:
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     rendered = md.render(plaintext.to_markdown(text))

@@ -70,6 +70,9 @@ _MD_INLINE = re.compile(r"([\\*_\[\]<>|~&$])")
 # Syntax that only counts at the start of a line: headings, lists, quotes, setext underlines.
 _MD_LINE_START = re.compile(r"^(\s*)([#+\-=>])")
 _MD_ORDERED = re.compile(r"^(\s*\d+)([.)])")
+# Indented four columns or more, a line that starts a paragraph is a code block, where escapes
+# are literal. A paragraph drops a line's indentation anyway, so it is dropped here.
+_MD_CODE_INDENT = re.compile(r"^(?: {0,3}\t| {4})[ \t]*")
 
 
 def to_markdown(text: str) -> str:
@@ -86,7 +89,7 @@ def to_markdown(text: str) -> str:
             pieces.append(piece.replace("\n", " "))
         else:
             pieces.append(_MD_INLINE.sub(r"\\\1", piece).replace("`", "\\`"))
-    lines = [ln.rstrip() for ln in "".join(pieces).split("\n")]
+    lines = [_MD_CODE_INDENT.sub("", ln.rstrip()) for ln in "".join(pieces).split("\n")]
     lines = [_MD_ORDERED.sub(r"\1\\\2", _MD_LINE_START.sub(r"\1\\\2", ln)) for ln in lines]
     while lines and not lines[-1]:
         lines.pop()
