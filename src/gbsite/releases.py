@@ -26,25 +26,27 @@ from gbsite.fs.files import read_input
 if TYPE_CHECKING:  # at run time, only the standard library (see above)
     from gbsite.registry.model import Entry
 
+# Patterns as text: `re` compiles one when first used and keeps it (a lookup reads gbsite.toml
+# but orders no release; compiling all of them took ~1.3 ms of its start).
 # ASCII digits only (`\d` also matches other scripts' digits, which int() accepts), at most six
 # a part: a release is a few characters, never a number Python takes long to convert.
 _N = "([0-9]{1,6})"
-_VERSION = re.compile(rf"{_N}\.{_N}(?:\.{_N})?(?:(a|b|rc){_N})?")
-_DATED = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}@([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_VERSION = rf"{_N}\.{_N}(?:\.{_N})?(?:(a|b|rc){_N})?"
+_DATED = r"[A-Za-z][A-Za-z0-9_.-]{0,63}@([0-9]{4})-([0-9]{2})-([0-9]{2})"
 # A release of the examples (gbsite.toml, --torch, since=, since:, the record's outcomes).
-RELEASE = re.compile(rf"{_N}\.{_N}\.{_N}")
+_RELEASE = rf"{_N}\.{_N}\.{_N}"
 RELEASE_HELP = "a torch release such as 2.15.0 (three numbers of at most six digits)"
 
 
 def is_release(text: str) -> bool:
     """Whether `text` is a release of the examples: ASCII `X.Y.Z`, each part 1 to 6 digits."""
-    return RELEASE.fullmatch(text) is not None
+    return re.fullmatch(_RELEASE, text) is not None
 
 
 # The version a torch build says it is (torch/version.py): a release label, `.devN` for a nightly,
 # then a local part (+cpu, +git1a2b3c4) of letters, digits and dots: nothing else is printed or
 # stored as a torch version (a line break or ESC in it would forge a line of the output).
-_BUILD = re.compile(
+_BUILD = (
     rf"{_N}\.{_N}(?:\.{_N})?(?:(?:a|b|rc){_N})?(?:\.dev[0-9]{{1,14}})?"
     r"(?:\+[A-Za-z0-9]{1,40}(?:\.[A-Za-z0-9]{1,40}){0,7})?"
 )
@@ -52,7 +54,7 @@ _BUILD = re.compile(
 
 def is_build(text: str) -> bool:
     """Whether `text` is a torch build's version: `2.16.0+cpu`, `2.17.0.dev20260101+cu128`."""
-    return _BUILD.fullmatch(text) is not None
+    return re.fullmatch(_BUILD, text) is not None
 
 
 _PRE = {"a": 0, "b": 1, "rc": 2}
@@ -61,7 +63,7 @@ _FINAL = (3, 0)  # after a, b and rc of the same version
 
 def version(label: str) -> tuple[int, ...] | None:
     """`2.14.1` -> (2, 14, 1, 3, 0); `2.16.0rc1` -> (2, 16, 0, 2, 1); None if not a release."""
-    match = _VERSION.fullmatch(label.split("+")[0])
+    match = re.fullmatch(_VERSION, label.split("+")[0])
     if match is None:
         return None
     major, minor, patch, pre, pre_n = match.groups()
@@ -71,7 +73,7 @@ def version(label: str) -> tuple[int, ...] | None:
 
 def date(label: str) -> tuple[int, ...] | None:
     """`main@2026-11-20` -> (2026, 11, 20); None if not a dated label."""
-    match = _DATED.fullmatch(label)
+    match = re.fullmatch(_DATED, label)
     return tuple(int(part) for part in match.groups()) if match else None
 
 
@@ -141,19 +143,19 @@ class ReleaseList(NamedTuple):
     elements: tuple[Element, ...]
 
 
-_TABLE = re.compile(r"^[ \t]*\[[ \t]*([^\]\n]*?)[ \t]*\][ \t]*(?:#.*)?$", re.M)
-_KEY = re.compile(r"""^[ \t]*(?:releases|"releases"|'releases')[ \t]*=[ \t]*\[""", re.M)
+_TABLE = r"(?m)^[ \t]*\[[ \t]*([^\]\n]*?)[ \t]*\][ \t]*(?:#.*)?$"
+_KEY = r"""(?m)^[ \t]*(?:releases|"releases"|'releases')[ \t]*=[ \t]*\["""
 
 
 def release_list(text: str) -> ReleaseList | None:
     """The array of `releases` in the `[examples]` table, with each string in it; None when the
     file has no such table or key (in a form this reader knows: one `[examples]` header)."""
-    tables = list(_TABLE.finditer(text))
+    tables = list(re.finditer(_TABLE, text))
     for i, table in enumerate(tables):
         if table.group(1).strip() != "examples":
             continue
         end = tables[i + 1].start() if i + 1 < len(tables) else len(text)
-        key = _KEY.search(text, table.end(), end)
+        key = re.compile(_KEY).search(text, table.end(), end)
         if key is None:
             return None
         return _scan_array(text, key.end() - 1)
@@ -209,7 +211,7 @@ def with_release(text: str, release: str, current: Sequence[str]) -> str:
         if not re.search(r"^[ \t]*\[[ \t]*examples[ \t]*\]", text, re.M):
             ending = "" if text.endswith("\n") or not text else "\n"
             return f"{text}{ending}\n[examples]\nreleases = [{listed}]\n"
-        header = next(m for m in _TABLE.finditer(text) if m.group(1).strip() == "examples")
+        header = next(m for m in re.finditer(_TABLE, text) if m.group(1).strip() == "examples")
         return f"{text[: header.end()]}\nreleases = [{listed}]{text[header.end() :]}"
     last = found.elements[-1]
     before = (
