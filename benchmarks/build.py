@@ -16,8 +16,14 @@ every round so that no tool always runs after the same one:
     ids on every page, which gbsite and Hugo do not write either) and with its default one;
   - `gbsite build` again into a folder built before, with nothing changed;
   - `gbsite build` of a project copied anew into a new folder, with the cache folder of an
-    earlier build: every page rendered, the code highlighted and the YAML parsed before reused
-    (site/highlights.py, parsed.py), as after `rm -rf site/` or a change that touches every page.
+    earlier build: every page rendered, the blocks rendered, the code highlighted and the YAML
+    parsed before reused (site/blockcache.py, site/highlights.py, parsed.py), as after
+    `rm -rf site/`;
+  - the same with one docs file changed (a sentence added to GB0003's block): a contributor's
+    build after an edit, which renders that one block;
+  - the same with a template changed (a Jinja comment added), which starts a generation of
+    its own: every block rendered again, its code highlighted before (a change that touches
+    every page).
 Prints each one's wall time (median, minimum and maximum over the rounds), CPU time (user and
 system, with the child processes it waited for) and peak RSS, then the ratios issues 17 and 46 set
 targets for, each the median of the ratios within a round (both figures then come from the same
@@ -70,7 +76,9 @@ MKDOCS = "mkdocs 1.6.1 build, cold"
 MKDOCS_FULL = "mkdocs 1.6.1, default nav, cold"
 HUGO = "hugo 0.168.0, cold"
 NOOP = "gbsite build, nothing changed"
-KEPT = "gbsite build, new folder, code kept"
+KEPT = "gbsite build, new folder, all kept"
+ONE_DOC = "gbsite build, one docs file changed"
+TEMPLATE = "gbsite build, a template changed"
 
 # (numerator, denominator, target, what the ratio is): the speed targets of issue 46 (cold
 # builds; issue 17 had Hugo at 3x) and issue 17 (nothing changed).
@@ -83,8 +91,10 @@ INFO = (
     (COLD, MKDOCS_FULL, "gbsite cold / MkDocs default nav"),
     (COLD, PASS, "gbsite cold / python -c pass"),
     (NOOP, PASS, "nothing changed / python -c pass"),
-    (KEPT, MKDOCS, "code kept / MkDocs cold"),
-    (KEPT, HUGO, "code kept / Hugo cold"),
+    (KEPT, MKDOCS, "all kept / MkDocs cold"),
+    (KEPT, HUGO, "all kept / Hugo cold"),
+    (ONE_DOC, HUGO, "one docs file changed / Hugo cold"),
+    (TEMPLATE, HUGO, "a template changed / Hugo cold"),
     (FLOOR_ROW, COLD, "floor / gbsite cold"),
 )
 
@@ -104,7 +114,7 @@ def main() -> None:
         noop_project = copy_project(work / "noop")
         noop_env = fresh_env(work / "noop-cache")
         run(gbsite(noop_project, work / "noop-out"), Runs(), noop_env)  # built once, untimed
-        names = (PASS, FLOOR_ROW, COLD, MKDOCS, MKDOCS_FULL, HUGO, NOOP, KEPT)
+        names = (PASS, FLOOR_ROW, COLD, MKDOCS, MKDOCS_FULL, HUGO, NOOP, KEPT, ONE_DOC, TEMPLATE)
         runs = {name: Runs() for name in names}
 
         def mkdocs(project: str, i: int) -> None:
@@ -121,9 +131,16 @@ def main() -> None:
             project = copy_project(work / f"cold{i}")
             run(gbsite(project, work / f"out{i}"), runs[COLD], fresh_env(work / f"cache{i}"))
 
-        def kept(i: int) -> None:
-            project = copy_project(work / f"kept{i}")
-            run(gbsite(project, work / f"kept-out{i}"), runs[KEPT], noop_env)
+        def kept(name: str, i: int) -> None:
+            project = copy_project(work / f"{name}{i}")
+            if name == ONE_DOC:
+                path = project / "docs" / "gb" / "gb0003.md"
+                end = "<!-- ADDITIONAL INFORMATION END -->"
+                path.write_text(path.read_text().replace(end, f"One more sentence ({i}).\n\n{end}"))
+            elif name == TEMPLATE:
+                with (project / "templates" / "entry.html.j2").open("a") as template:
+                    template.write(f"{{# changed ({i}) #}}")
+            run(gbsite(project, work / f"{name}-out{i}"), runs[name], noop_env)
 
         steps: dict[str, Callable[[int], None]] = {
             PASS: lambda i: run([sys.executable, "-c", "pass"], runs[PASS]),
@@ -137,7 +154,9 @@ def main() -> None:
                 runs[HUGO],
             ),
             NOOP: lambda i: run(gbsite(noop_project, work / "noop-out"), runs[NOOP], noop_env),
-            KEPT: kept,
+            KEPT: lambda i: kept(KEPT, i),
+            ONE_DOC: lambda i: kept(ONE_DOC, i),
+            TEMPLATE: lambda i: kept(TEMPLATE, i),
         }  # fmt: skip
         order = list(runs)
         # Every cold run writes into a folder of its own, kept to the end: deleting a site just

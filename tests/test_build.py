@@ -27,6 +27,7 @@ from conftest import (
     example_releases,
     labels,
     make_project,
+    page,
     sync_note,
 )
 from gbsite import urls
@@ -846,11 +847,14 @@ def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
     kept = json.loads(highlights.cache_file().read_text())
     assert len(kept) > 500 and len(calls) < len(kept)  # the forked worker highlighted some
     calls.clear()
+    # The blocks kept (blockcache.py) gone: each block is rendered, its code highlighted or not.
+    shutil.rmtree(tmp_path / "cache" / "blocks")
     build.build(cfg, tmp_path / "two", parallel=False)
     assert calls == []  # the worker's code came back and was kept too: nothing highlighted
     assert tree(tmp_path / "two") == tree(tmp_path / "one")
     # Without the cache: the same bytes, and each block's code highlighted once.
     highlights.cache_file().unlink()
+    shutil.rmtree(tmp_path / "cache" / "blocks")
     build.build(cfg, tmp_path / "three", parallel=False)
     assert tree(tmp_path / "three") == tree(tmp_path / "one")
     assert len(calls) == len(kept)
@@ -862,7 +866,8 @@ class CleanBuild:
 
     project: Project
     outputs: dict[str, bytes]
-    cache: dict[str, str]
+    cache: dict[str, str]  # the highlighted code
+    cache_dir: Path
 
 
 @pytest.fixture(scope="module")
@@ -878,7 +883,7 @@ def clean_build(tmp_path_factory: pytest.TempPathFactory) -> CleanBuild:
         outputs = build.build(config.load(proj.root), tmp / "site", parallel=False).outputs
         cache = json.loads(highlights.cache_file().read_text())
     assert cache
-    return CleanBuild(proj, outputs, cache)
+    return CleanBuild(proj, outputs, cache, tmp / "clean")
 
 
 @pytest.mark.parametrize(
@@ -939,6 +944,86 @@ def test_a_build_from_parsed_yaml_kept_by_the_last_command_writes_the_same_bytes
         second = build.build(cfg, tmp_path / "two", parallel=False).outputs
     assert parses == []
     assert first == second == clean_build.outputs
+
+
+# ---- contributor blocks kept between commands (site/blockcache.py) ---------------------------
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_blocks_kept_by_the_last_command_are_not_rendered_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forked build keeps the blocks both its processes rendered; a build into a new folder
+    renders none of them and writes the same bytes. After one docs file changes, only its block
+    is rendered, and the site is the one a build with an empty cache folder writes. A change of
+    the record (a generation of its own) renders every block again."""
+    from gbsite import config
+    from gbsite.docs.blocks import BlockRenderer
+    from gbsite.examples import record
+    from gbsite.site import build
+
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    proj = make_project(tmp_path / "proj", docs=True)
+    cfg = config.load(proj.root)
+    rendered: list[str] = []
+    render_block = BlockRenderer.__call__
+
+    def counted(self: BlockRenderer, gb_id: str, source: str) -> object:
+        rendered.append(gb_id)
+        return render_block(self, gb_id, source)
+
+    monkeypatch.setattr(BlockRenderer, "__call__", counted)
+    build.build(cfg, tmp_path / "one", parallel=True)
+    (kept,) = (tmp_path / "cache" / "blocks").iterdir()
+    blocks = len(json.loads(kept.read_text()))
+    assert blocks > 500 and len(rendered) < blocks  # the forked worker rendered some
+    rendered.clear()
+    build.build(cfg, tmp_path / "two", parallel=False)
+    assert rendered == []  # the worker's blocks came back and were kept too
+    assert _tree(tmp_path / "two") == _tree(tmp_path / "one")
+
+    page(proj, "GB0003", "### Why this happens\n\nA sentence *kept* by no cache yet.\n")
+    build.build(cfg, tmp_path / "three", parallel=False)  # a worker's calls would not be seen
+    assert rendered == ["GB0003"]
+    assert "A sentence <em>kept</em>" in (tmp_path / "three" / "gb" / "gb0003.html").read_text()
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "empty"))
+    build.build(cfg, tmp_path / "four", parallel=False)
+    assert _tree(tmp_path / "three") == _tree(tmp_path / "four")
+
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    record.write(cfg.verified_file, record.EMPTY)
+    rendered.clear()
+    build.build(cfg, tmp_path / "five", parallel=False)
+    assert len(rendered) == blocks
+
+
+@pytest.mark.parametrize("damage", ["not json", "a list", "text that is no block", "a folder"])
+def test_a_damaged_block_cache_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_build: CleanBuild, damage: str
+) -> None:
+    """The blocks' cache file is only a cache: whatever is in its place, the build renders the
+    blocks itself and writes the same site."""
+    from gbsite import config
+    from gbsite.site import blockcache, build, fingerprint
+
+    cfg = config.load(clean_build.project.root)
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    path = blockcache.cache_file(fingerprint.inputs(cfg).generation)
+    path.parent.mkdir(parents=True)
+    if damage == "not json":
+        path.write_bytes(b"\xff{not json")
+    elif damage == "a list":
+        path.write_text("[1, 2]")
+    elif damage == "text that is no block":  # every key of the committed docs, wrong values
+        good = json.loads(next((clean_build.cache_dir / "blocks").iterdir()).read_text())
+        values = ["", "[]", '{"sections": [], "classes": []}', '{"sections": 1}', "null"]
+        path.write_text(json.dumps({k: values[i % 5] for i, k in enumerate(good)}))
+    else:
+        path.mkdir()
+    assert build.build(cfg, tmp_path / "site", parallel=False).outputs == clean_build.outputs
 
 
 def test_a_highlight_cache_with_markup_of_its_own_is_sanitized(

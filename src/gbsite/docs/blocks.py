@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gbsite.docs.highlight import Highlighter
-    from gbsite.docs.markdown import ContributorMarkdown, FenceCaption, RenderedReading
+    from gbsite.docs.markdown import ContributorMarkdown, FenceCaption
 
 
 # Section ids of an entry page (entry.html.j2); contributor headings are kept clear of them.
@@ -33,6 +33,41 @@ PAGE_SECTIONS = (
     "status",
     "raised-in",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPart:
+    """A section of a contributor block as sanitized HTML, with the role it plays for the
+    reader (sections.Role) and its heading's text."""
+
+    role: str
+    title: str  # the heading as plain text; "" for text before the first heading
+    html: str
+    anchor: str = ""  # an id of the page's for the section (the wrong-result warning's)
+
+    def __html__(self) -> str:  # a template inserts it as the HTML it is
+        return self.html
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedReading:
+    """A contributor block's sections as HTML, in the reader's order (sections.Reading)."""
+
+    answer: tuple[RenderedPart, ...]
+    why_more: tuple[RenderedPart, ...]
+    example: tuple[RenderedPart, ...]
+    more_fixes: tuple[RenderedPart, ...]
+    rest: tuple[RenderedPart, ...]
+    tried: tuple[RenderedPart, ...]
+
+    @property
+    def parts(self) -> tuple[RenderedPart, ...]:
+        return self.answer + self.why_more + self.example + self.more_fixes + self.rest + self.tried
+
+    @property
+    def html(self) -> str:
+        """Every section, in the reader's order."""
+        return "".join(p.html for p in self.parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.anchors.index import slugify
 
 from gbsite.docs import links
+from gbsite.docs.blocks import RenderedPart, RenderedReading
 from gbsite.docs.highlight import Highlight, highlight_code
 
 _MENTION = re.compile(r"\bGB([0-9]{4})\b")
@@ -175,41 +176,6 @@ WRONG_ANCHOR = "wrong-result"  # the section of a page's first silent wrong resu
 
 # (fence, page id) -> how to show it; None: as written, with no caption
 FenceCaption = Callable[[Fence, str], FenceView | None]
-
-
-@dataclass(frozen=True, slots=True)
-class RenderedPart:
-    """A section of a contributor block as sanitized HTML, with the role it plays for the
-    reader (sections.Role) and its heading's text."""
-
-    role: str
-    title: str  # the heading as plain text; "" for text before the first heading
-    html: str
-    anchor: str = ""  # an id of the page's for the section (the wrong-result warning's)
-
-    def __html__(self) -> str:  # a template inserts it as the HTML it is
-        return self.html
-
-
-@dataclass(frozen=True, slots=True)
-class RenderedReading:
-    """A contributor block's sections as HTML, in the reader's order (sections.Reading)."""
-
-    answer: tuple[RenderedPart, ...]
-    why_more: tuple[RenderedPart, ...]
-    example: tuple[RenderedPart, ...]
-    more_fixes: tuple[RenderedPart, ...]
-    rest: tuple[RenderedPart, ...]
-    tried: tuple[RenderedPart, ...]
-
-    @property
-    def parts(self) -> tuple[RenderedPart, ...]:
-        return self.answer + self.why_more + self.example + self.more_fixes + self.rest + self.tried
-
-    @property
-    def html(self) -> str:
-        """Every section, in the reader's order."""
-        return "".join(p.html for p in self.parts)
 
 
 class ContributorMarkdown:

@@ -3,9 +3,11 @@
 Parallelism lives here and nowhere else: on a platform that can fork, a forked worker and this
 process share the rows in runs of eight (worker.Tickets), each rendering and writing the runs
 it takes, so whichever is faster does more. The worker sends back only what the parent needs:
-each file's size, how many changed, and the highlighting classes of the blocks it rendered
-(the stylesheet, rendered last, has the rules for all of them). With a BuildCache (serve, one
-process), rows whose key is unchanged are not rendered at all, and the bytes are kept.
+each file's size, how many changed, the highlighting classes of the blocks it rendered (the
+stylesheet, rendered last, has the rules for all of them), and what it rendered anew for the
+caches of the next command. With a BuildCache (serve, one process), rows whose key is unchanged
+are not rendered at all, and the bytes are kept. Contributor blocks rendered by an earlier
+command of the same generation are reused (site/blockcache.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from gbsite.site.worker import Tickets, Worker, can_fork, cancelled_on_error, ch
 
 if TYPE_CHECKING:
     from gbsite.docs.blocks import RenderedBlock
+    from gbsite.site.blockcache import Store
     from gbsite.site.cache import BuildCache
     from gbsite.site.content import SiteModel
     from gbsite.site.output import Target
@@ -38,6 +41,7 @@ class Rendered:
     outputs: dict[str, bytes] = field(default_factory=dict)
     highlighted: dict[str, str] = field(default_factory=dict)  # code highlighted anew, by key
     highlights_used: set[str] = field(default_factory=set)  # the keys of all the code shown
+    blocks: dict[str, str] = field(default_factory=dict)  # blocks rendered anew, for blockcache
 
     def add(self, target: Target, files: dict[str, bytes], *, apart: bool = False) -> None:
         """Write `files` into the site, and count them."""
@@ -52,6 +56,7 @@ class Rendered:
         self.outputs.update(other.outputs)
         self.highlighted.update(other.highlighted)
         self.highlights_used |= other.highlights_used
+        self.blocks.update(other.blocks)
 
 
 def render(
@@ -68,12 +73,21 @@ def render(
     reuse = cache.files if cache.written_to == target.out_dir else {}
     rows = [r for r in table if not r.styled and reuse.get(r.path, (_NONE,))[0] != r.key]
     runs = chunks(rows, size=8)
+    # Blocks kept by an earlier command: read when this process keeps none (a command's build,
+    # serve's first of a generation); serve's later builds keep theirs in `cache.blocks`.
+    stored = None
+    if not cache.blocks and any(row.markdown is not None for row in rows):
+        from gbsite.site import blockcache
+
+        stored = blockcache.load(cache.generation)
 
     def share(numbers: Iterable[int], apart: bool) -> Rendered:
         done = Rendered()
         for n in numbers:
             files = {
-                row.path: produce(renderer, row, site, _block(renderer, cache, row, done), "")
+                row.path: produce(
+                    renderer, row, site, _block(renderer, cache, stored, row, done), ""
+                )
                 for row in runs[n]
             }
             done.add(target, files, apart=apart)
@@ -83,10 +97,12 @@ def render(
         if kept is not None:  # this process's: the worker's go back to the parent in `done`
             done.highlighted.update(kept.new)
             done.highlights_used |= kept.used
+        if stored is not None:
+            done.blocks.update(stored.new)
         return done
 
     if parallel and len(runs) > 1 and can_fork():
-        if any(row.markdown is not None for row in rows):
+        if any(_renders_block(cache, stored, row) for row in rows):
             renderer.block.prepare()  # the Markdown stack, imported once for both processes
         tickets = Tickets(len(runs))
         try:
@@ -102,6 +118,8 @@ def render(
         from gbsite.site import highlights
 
         highlights.save(renderer.block.highlighter, rendered.highlighted, rendered.highlights_used)
+    if stored is not None:
+        blockcache.save(stored, rendered.blocks)
     for row in table:  # the files reused as they were, and their blocks' classes
         if not row.styled and row.path not in rendered.sizes:
             rendered.sizes[row.path] = len(reuse[row.path][1])
@@ -148,10 +166,21 @@ def produce(
     return renderer.page(row.path, row.template, site=site.info, **row.context, **extra)
 
 
+def _renders_block(cache: BuildCache, stored: Store | None, row: OutputFile) -> bool:
+    """Whether the row's block is to be rendered, not reused."""
+    if row.block is None or row.markdown is None:
+        return False
+    kept = cache.blocks.get(row.block)
+    if kept is not None and kept.source == row.markdown:
+        return False
+    return stored is None or not stored.has(row.block, row.markdown)
+
+
 def _block(
-    renderer: Renderer, cache: BuildCache, row: OutputFile, done: Rendered
+    renderer: Renderer, cache: BuildCache, stored: Store | None, row: OutputFile, done: Rendered
 ) -> RenderedBlock | None:
-    """The row's contributor block as HTML, rendered once per version of its source."""
+    """The row's contributor block as HTML, rendered once per version of its source (and
+    generation: `stored` holds what earlier commands rendered)."""
     source = row.markdown
     if row.block is None or source is None:
         return None
@@ -159,7 +188,10 @@ def _block(
     if kept is not None and kept.source == source:
         block = kept.rendered
     else:
-        block = renderer.block(row.block, source)
+        found = stored.get(row.block, source) if stored is not None else None
+        block = found or renderer.block(row.block, source)
+        if stored is not None and found is None:
+            stored.add(row.block, source, block)
         cache.blocks[row.block] = KeptBlock(source, block)
     done.classes[row.block] = block.classes
     return block
