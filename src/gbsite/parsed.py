@@ -1,6 +1,7 @@
-"""What parsing a YAML or TOML text gave, kept between commands in the user's cache folder
-(config.cache_dir()): `parsed/KIND-VERSION.json`, a map from a text (a YAML text by its SHA-256)
-to its data as JSON.
+"""What parsing a YAML or TOML text gave, or scanning a docs block's Markdown for its fences
+(examples/annotations.py), kept between commands in the user's cache folder
+(config.cache_dir()): `parsed/KIND-VERSION.json`, a map from a text (by its SHA-256, but for
+TOML) to its data as JSON.
 
 Parsing is a function of the text, so a text parsed before is not parsed again: the registry's
 and the record's YAML were most of a build's load phase (~0.6 s of ~0.9 s), and tomllib's

@@ -174,3 +174,34 @@ def test_gbsite_toml_is_parsed_once_and_its_errors_stay_located(
             config.load(root)
     assert str(error.value).startswith(f"{toml}:3: invalid TOML")
     assert calls == ['[site]\ntitle = "Breaks"\nurl = \n']
+
+
+@pytest.mark.repo_data
+def test_a_docs_block_scanned_before_gives_the_same_scan_without_markdown(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every committed docs file's scan (its fences, their lines in the file, its prose) is the
+    same from the kept data as from Markdown, and reading it back parses nothing; a file whose
+    block starts on another line gets the fences' lines of its own."""
+    from conftest import REPO
+    from gbsite.docs import files
+    from gbsite.examples import annotations
+
+    found, _ = files.scan(REPO / "docs" / "gb")
+    pages = [files.read(path) for path in found.values()]
+    pages = [doc for doc in pages if doc.block.strip()]
+    fresh = [annotations.scan(doc) for doc in pages]  # outside a command: nothing kept
+    assert not cache.exists() and any(scan.fences for scan in fresh)
+    with parsed.session():
+        assert [annotations.scan(doc) for doc in pages] == fresh
+    annotations.block_parser.cache_clear()
+    monkeypatch.setattr(annotations, "block_parser", lambda: pytest.fail("parsed again"))
+    with parsed.session():
+        assert [annotations.scan(doc) for doc in pages] == fresh
+    doc, scan = next((d, s) for d, s in zip(pages, fresh, strict=True) if s.fences)
+    start = "<!-- ADDITIONAL INFORMATION START"
+    moved = cache.parent / doc.path.name  # two lines more above the same block
+    moved.write_text(doc.path.read_text().replace(start, f"\n\n{start}", 1))
+    with parsed.session():
+        shifted = annotations.scan(files.read(moved))
+    assert shifted.fences == [(fence, line + 2) for fence, line in scan.fences]

@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gbsite import releases
 from gbsite.docs.files import Doc
@@ -383,15 +383,35 @@ def block_parser() -> MarkdownIt:
 
 
 def scan(doc: Doc) -> Scan:
-    """Parse the block as GitHub's Markdown would, for its fences and its prose."""
+    """Parse the block as GitHub's Markdown would, for its fences and its prose. In a command,
+    a block scanned before gives what it gave then (parsed.py), without Markdown's import."""
+    from gbsite import parsed
+
     if not doc.block.strip():
         return Scan([], [])
-    tokens = block_parser().parse(doc.block)
+    found = parsed.parse("markdown-scan", _scanner_name, doc.block, _scan)
+    start = doc.block_line_of(0)
     return Scan(
-        [
-            (FoundFence(t.info, t.content), doc.block_line_of(0) + t.map[0])
-            for t in tokens
-            if t.type == "fence" and t.map is not None
-        ],
-        [" ".join(t.content.split()) for t in tokens if t.type == "inline" and t.content.strip()],
+        [(FoundFence(info, content), start + line) for info, content, line in found["fences"]],
+        found["paragraphs"],
     )
+
+
+def _scan(block: str) -> dict[str, list[Any]]:
+    """The fences (info string, content, line in the block) and the prose, as JSON keeps them."""
+    tokens = block_parser().parse(block)
+    return {
+        "fences": [
+            [t.info, t.content, t.map[0]] for t in tokens if t.type == "fence" and t.map is not None
+        ],
+        "paragraphs": [
+            " ".join(t.content.split()) for t in tokens if t.type == "inline" and t.content.strip()
+        ],
+    }
+
+
+def _scanner_name() -> str:
+    from gbsite import parsed
+    from gbsite.fs.files import cache_name, package_versions
+
+    return cache_name(__file__, *package_versions("markdown_it"), parsed.python_version())

@@ -93,22 +93,13 @@ def _text(value: object) -> str:
 
 def cache_file(generation: str) -> Path:
     import sys
-    from importlib.util import find_spec
 
     import nh3
 
     from gbsite.config import cache_dir
-    from gbsite.fs.files import cache_name
+    from gbsite.fs.files import cache_name, package_versions
 
-    # Each library's package file, which states its version: importing markdown-it-py to ask
-    # would cost ~75 ms, which a build whose blocks are all kept does not otherwise spend.
-    packages = []
-    for name in ("markdown_it", "mdit_py_plugins", "pygments"):
-        spec = find_spec(name)
-        try:
-            packages.append(Path(spec.origin).read_text() if spec and spec.origin else name)
-        except (OSError, UnicodeDecodeError):
-            packages.append(name)
+    packages = package_versions("markdown_it", "mdit_py_plugins", "pygments")
     nh3_version = getattr(nh3, "__version__", "")  # in its compiled module; not in its stubs
     versions = (generation, *packages, f"nh3 {nh3_version}", f"Python {sys.version}")
     return cache_dir() / FOLDER / f"{cache_name(__file__, *versions)}.json"
