@@ -5,7 +5,8 @@
 Copies the project (registry, docs, templates, gbsite.toml) into two temporary folders: one
 built (lookup reads the built search index; the checkout's own site/ is left alone), one not, as
 a fresh clone is, with a cache folder of its own that starts empty (GBSITE_CACHE_DIR: lookup
-builds the index there on first use and reads it after). Runs one lookup of each kind once with
+builds the index there on first use and reads it after). Runs `gbsite` as the README does (the
+console script, timing.command). Runs one lookup of each kind once with
 bytecode caching on (as an installed gbsite has its .pyc files), then times N runs of each,
 interleaved: the same interpreter with `-c pass`, `gbsite lookup --help` (what the command line
 costs before any search), `gbsite lookup` of a short log, an exception header line, a Reason
@@ -32,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from timing import command as gbsite_command
 from timing import verdict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +81,7 @@ def main() -> None:
         # The built project's lookups must not fall back on a cache: give it an empty one.
         built_env = {**env, "GBSITE_CACHE_DIR": str(temp / "unused")}
         clone_env = {**env, "GBSITE_CACHE_DIR": str(cache)}
-        gbsite = [sys.executable, "-m", "gbsite", "--root"]
+        gbsite = [*gbsite_command(), "--root"]
         subprocess.run([*gbsite, str(built), "build"], env=env, check=True, capture_output=True)
         run([*gbsite, str(built)], [*gbsite, str(clone)], built_env, clone_env, cache, args.runs)
     finally:

@@ -57,11 +57,16 @@ def run(command: list[str], runs: Runs, env: dict[str, str] | None = None) -> No
         )
 
 
-def gbsite(project: Path, out: Path) -> list[str]:
-    """`gbsite build`, as the README runs it: the console script of this interpreter."""
+def command() -> list[str]:
+    """`gbsite` as the README runs it: the console script beside this interpreter (which skips
+    `-m`'s runpy), or `python -m gbsite` where there is none."""
     script = Path(sys.executable).with_name("gbsite")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "gbsite"]
-    return [*command, "--root", str(project), "build", "--out", str(out)]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gbsite"]
+
+
+def gbsite(project: Path, out: Path) -> list[str]:
+    """`gbsite build` of `project` into `out`."""
+    return [*command(), "--root", str(project), "build", "--out", str(out)]
 
 
 def fresh_env(cache: Path) -> dict[str, str]:
