@@ -56,13 +56,14 @@ class _CompiledCache(jinja2.FileSystemBytecodeCache):
             super().load_bytecode(bucket)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        from gbsite.fs.files import keep_newest
+
         folder = Path(self.directory)
-        with contextlib.suppress(OSError):  # also when another build removed a file first
+        with contextlib.suppress(OSError):
             folder.mkdir(parents=True, exist_ok=True)
             super().dump_bytecode(bucket)
-            files = sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
-            for old in files[self.KEEP :]:
-                old.unlink(missing_ok=True)
+        # Jinja's files end in .cache; one it is still writing ends in .tmp and is left alone.
+        keep_newest(folder, "*.cache", self.KEEP)
 
 
 def _compiled_cache(html: bool) -> jinja2.BytecodeCache:

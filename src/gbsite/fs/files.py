@@ -271,3 +271,16 @@ def write_cache(path: Path, data: bytes) -> None:
     next command does the work again)."""
     with contextlib.suppress(OSError, GbsiteError):
         write_atomic(path, data)
+
+
+def keep_newest(folder: Path, pattern: str, keep: int) -> None:
+    """Remove all but the `keep` most recently modified files matching `pattern` in a cache
+    folder; one another command removed first, or a folder that cannot be read, is no error."""
+    with contextlib.suppress(OSError):
+        files = sorted(
+            (p for p in folder.glob(pattern) if p.is_file()),
+            key=lambda p: p.stat().st_mtime,
+            reverse=True,
+        )
+        for old in files[keep:]:
+            old.unlink(missing_ok=True)

@@ -125,17 +125,8 @@ def save(store: Store, new: dict[str, str]) -> None:
     kept; then remove all but the newest KEEP files."""
     if not new:
         return
-    import contextlib
-
-    from gbsite.fs.files import write_cache
+    from gbsite.fs.files import keep_newest, write_cache
 
     store.kept.update(new)
     write_cache(store.path, json.dumps(store.kept, separators=(",", ":")).encode())
-    with contextlib.suppress(OSError):  # another build removed one first: a cache only
-        files = sorted(
-            (p for p in store.path.parent.glob("*.json") if p.is_file()),
-            key=lambda p: p.stat().st_mtime,
-            reverse=True,
-        )
-        for old in files[KEEP:]:
-            old.unlink(missing_ok=True)
+    keep_newest(store.path.parent, "*.json", KEEP)
