@@ -134,9 +134,13 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def serve_folder(folder: Path, prefix: str = "/") -> Iterator[str]:
+def serve_folder(
+    folder: Path, prefix: str = "/", *, pages: PageOpener | None = None
+) -> Iterator[str]:
     """A static HTTP server on a free localhost port, the site under `prefix`; yields the
-    site's URL."""
+    site's URL. `pages`: the test's open_page, whose pages are closed before the server stops:
+    a page still open could ask it for something after (a prefetch, an icon), and the refused
+    request would be a console error of the page's, failing the test at its teardown."""
     handler_class = type("Handler", (QuietHandler,), {"prefix": prefix})
     handler = functools.partial(handler_class, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -145,6 +149,8 @@ def serve_folder(folder: Path, prefix: str = "/") -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
     finally:
+        if pages is not None:
+            pages.close()
         server.shutdown()
         server.server_close()
 
@@ -240,12 +246,16 @@ def base_url(built_site: Project) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def open_page(browser: Any) -> Iterator[Any]:
-    contexts: list[Any] = []
-    watches: list[PageWatch] = []
+class PageOpener:
+    """The open_page fixture: opens a page in a context of its own, watching what it does."""
 
-    def opener(
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+        self.contexts: list[Any] = []
+        self.watches: list[PageWatch] = []
+
+    def __call__(
+        self,
         url: str,
         *,
         width: int = 1280,
@@ -253,19 +263,27 @@ def open_page(browser: Any) -> Iterator[Any]:
         scheme: str = "light",
         not_found: bool = False,
     ) -> Any:
-        context = browser.new_context(
+        context = self.browser.new_context(
             viewport={"width": width, "height": height}, color_scheme=scheme
         )
-        contexts.append(context)
+        self.contexts.append(context)
         page = context.new_page()
         watch = PageWatch(not_found_page=not_found)
         watch.attach(page, "127.0.0.1" if url.startswith("http") else None)
-        watches.append(watch)
+        self.watches.append(watch)
         page.goto(url)
         return page
 
+    def close(self) -> None:
+        """Close every page opened so far (closing one twice does nothing)."""
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[PageOpener]:
+    opener = PageOpener(browser)
     yield opener
-    for context in contexts:
-        context.close()
-    for watch in watches:
+    opener.close()
+    for watch in opener.watches:
         watch.assert_clean()

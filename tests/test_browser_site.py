@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -217,7 +218,7 @@ def test_404_page_under_any_prefix(
 ) -> None:
     """GitHub Pages answers any missing path with 404.html: its layout, search and links work
     wherever it is served, and a missing entry page says the id is newer than the registry."""
-    with serve_folder(built_site.site, prefix) as site_url:
+    with serve_folder(built_site.site, prefix, pages=open_page) as site_url:
         page = open_page(site_url + missing, not_found=True)
         assert page.locator("h1").inner_text() == "Page not found"
         assert page.evaluate("document.querySelector('link[rel=icon]').href") == (
@@ -248,8 +249,29 @@ def test_404_page_under_any_prefix(
         assert page.locator("table.entries tbody tr").count() == len(committed().entries)
 
 
+def test_a_page_a_test_served_itself_is_closed_before_its_server_stops(
+    open_page: Any, tmp_path: Path
+) -> None:
+    """serve_folder(pages=open_page) closes the test's pages before the server stops: a page
+    that keeps asking (as a prefetch or an icon may, late) then meets no refused request, which
+    open_page's teardown would report as the page's console error and fail the test."""
+    import time
+
+    (tmp_path / "x.txt").write_text("x")
+    (tmp_path / "index.html").write_text(
+        '<!doctype html><title>t</title><link rel=icon href="data:,"><script>'
+        "setInterval(() => fetch('x.txt').catch(() => {}), 20);</script>"
+    )
+    with serve_folder(tmp_path, pages=open_page) as url:
+        page = open_page(url + "index.html")
+        page.wait_for_timeout(100)
+    time.sleep(0.3)  # a page left open would ask the stopped server a dozen times by now
+    open_page("about:blank")  # a call into the browser: what the first page logged arrives
+    assert open_page.watches[0].errors == []
+
+
 def test_404_sends_a_misspelt_entry_url_to_its_page(open_page: Any, built_site: Project) -> None:
-    with serve_folder(built_site.site, "/p/") as site_url:
+    with serve_folder(built_site.site, "/p/", pages=open_page) as site_url:
         page = open_page(site_url + "gb/GB25.html", not_found=True)
         page.wait_for_url(site_url + "gb/gb0025.html")
         assert "GB0025" in page.locator(".entry-id").inner_text()
@@ -378,7 +400,7 @@ def test_404_redirects_within_the_site_only(
 ) -> None:
     """GitHub Pages serves 404.html for any missing path; its redirect of a misspelt entry URL
     never leaves the site, whatever the path looks like."""
-    with serve_folder(built_site.site, "/") as site_url:
+    with serve_folder(built_site.site, "/", pages=open_page) as site_url:
         page = open_page(site_url + path, not_found=True)
         page.wait_for_timeout(300)
         if expected is None:

@@ -209,7 +209,7 @@ def test_entry_page_lists_its_older_messages(site: Project) -> None:
 def test_site_search_finds_older_messages_as_lookup_does(site: Project, open_page: Any) -> None:
     from browser_support import serve_folder
 
-    with serve_folder(site.site) as url:
+    with serve_folder(site.site, pages=open_page) as url:
         page = open_page(url + "index.html")
         for family, (log, expected) in FAMILIES.items():
             line = next(x for x in log.splitlines() if "Unsupported:" in x)
