@@ -168,6 +168,25 @@ def test_contributor_text_is_searched(entries: list[SearchEntry]) -> None:
     assert ids(lookup("frobnicator", extra)) == ["GB0029"]
 
 
+def test_a_field_holding_the_separator_of_the_fields_ranks_as_any_other(
+    entries: list[SearchEntry],
+) -> None:
+    """The words are looked for in one lower-cased text of an entry's fields, joined by a NUL;
+    a contributed text holding a NUL itself (as a docs file may) changes no score."""
+    note = "Frobnicate\0the Widget first, then call torch.compile"
+
+    def with_info(info: str) -> list[SearchEntry]:
+        return [e._replace(has_info=True, info=info if e.id == "GB0029" else "") for e in entries]
+
+    for query in ("widget", "frobnicate widget", "frobnicate the widget"):
+        plain = lookup(query, with_info(note.replace("\0", " ")))
+        assert ids(plain)[:1] == ["GB0029"], query
+        assert lookup(query, with_info(note)) == [
+            m._replace(entry=m.entry._replace(info=note)) if m.entry.id == "GB0029" else m
+            for m in plain
+        ], query
+
+
 @pytest.mark.slow  # builds the whole site
 @pytest.mark.repo_data
 def test_search_index_script(project: Project) -> None:

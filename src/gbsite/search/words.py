@@ -23,18 +23,32 @@ def _words_of(text: str) -> str:
     return " ".join(pattern("word").findall(text.lower()))
 
 
-def _fields(entry: SearchEntry) -> list[tuple[float, str]]:
-    """(weight, lower-case text) of each field of the entry that has text."""
-    out = []
+_APART = "\0"  # between the fields of an entry in one text: no query word holds it
+
+
+def _fields(entry: SearchEntry, words: Sequence[str]) -> list[tuple[float, str]] | None:
+    """(weight, lower-case text) of each field of the entry that has text; None when no field
+    holds any of the words. The fields are lower-cased as one text, and split only when one of
+    the words is in it: most entries hold none of them."""
+    weights: list[float] = []
+    values: list[str] = []
     for n, t in enumerate(entry.texts):
-        out += [
-            (WEIGHTS["type" if n == 0 else "old_type"], t.gb_type),
-            (WEIGHTS["explanation"], t.explanation),
-            (WEIGHTS["context"], t.context),
-            (WEIGHTS["hints"], " ".join(t.hints)),
-        ]
-    out.append((WEIGHTS["info"], entry.info))
-    return [(weight, value.lower()) for weight, value in out if value]
+        weights += (
+            WEIGHTS["type" if n == 0 else "old_type"],
+            WEIGHTS["explanation"],
+            WEIGHTS["context"],
+            WEIGHTS["hints"],
+        )
+        values += (t.gb_type, t.explanation, t.context, " ".join(t.hints))
+    weights.append(WEIGHTS["info"])
+    values.append(entry.info)
+    text = _APART.join(values).lower()
+    if not any(word in text for word in words):
+        return None
+    lowered = text.split(_APART)
+    if len(lowered) != len(values):  # a field held the separator itself
+        lowered = [value.lower() for value in values]
+    return [(weight, value) for weight, value in zip(weights, lowered, strict=True) if value]
 
 
 class _Word:
@@ -93,8 +107,8 @@ def lookup_words(query: str, entries: Sequence[SearchEntry]) -> list[Match]:
     phrase_words = len(phrase.split(" "))
     scored: list[tuple[int, Match]] = []
     for entry in entries:
-        fields = _fields(entry)
-        if not any(word in value for _, value in fields for word in texts):
+        fields = _fields(entry, texts)
+        if fields is None:
             continue
         scores = [w.score(fields) for w in words]
         matched = sum(1 for x in scores if x)
