@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -578,13 +579,15 @@ def test_incremental_rebuild_equals_a_full_build(tmp_path: Path, edit: str) -> N
 
 
 def gbsite_process(proj: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real command in a process of its own: single-threaded, so it forks its worker."""
-    return subprocess.run(
-        [sys.executable, "-m", "gbsite", "--root", str(proj.root), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    """The real command in a process of its own: single-threaded, so it forks its workers. Its
+    output goes to files: waiting on pipes would wait for every process holding them, and so
+    for any worker the command left running (no_build_processes_left would never see one)."""
+    command = [sys.executable, "-m", "gbsite", "--root", str(proj.root), *args]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        code = subprocess.run(command, stdout=out, stderr=err, timeout=120, check=False).returncode
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(command, code, out.read(), err.read())
 
 
 def test_parallel_build_equals_sequential(tmp_path: Path) -> None:
@@ -629,10 +632,12 @@ def test_parallel_build_equals_sequential(tmp_path: Path) -> None:
 
 
 def no_build_processes_left(proj: Project) -> bool:
+    """Whether no process builds this project any more (pgrep: 0 found some, 1 found none)."""
     found = subprocess.run(
-        ["pgrep", "-f", f"--root {proj.root} build"], capture_output=True, text=True
+        ["pgrep", "-f", "--", f"--root {proj.root} build"], capture_output=True, text=True
     )
-    return found.stdout.strip() == ""
+    assert found.returncode in (0, 1), found.stderr
+    return found.returncode == 1
 
 
 @pytest.mark.parametrize(
@@ -659,10 +664,14 @@ def test_template_error_with_a_worker(site_project: Project, template: str) -> N
 
 
 @pytest.mark.parametrize("broken", ["registry", "record"])
-def test_load_error_with_the_blocks_worker(site_project: Project, broken: str) -> None:
-    """The contributor blocks are rendered by a worker forked before the registry is loaded.
-    A registry error in the parent stops it; an error it meets itself (the record of verified
-    examples is read there) is reported like any other. Nothing is written either way."""
+def test_load_error_with_the_worker_highlighting_ahead(
+    site_project: Project, broken: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no highlighted code in the cache folder, a worker forked before the registry is
+    loaded highlights the docs' code (site/ahead.py). An error of the load phase (the registry,
+    the record of verified examples) is reported like any other and stops the worker: nothing
+    is written and no process is left."""
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "empty"))
     before = site_files(site_project)
     if broken == "registry":
         path = site_project.root / "registry" / "gb" / "GB0025.yaml"
@@ -858,6 +867,40 @@ def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
     build.build(cfg, tmp_path / "three", parallel=False)
     assert tree(tmp_path / "three") == tree(tmp_path / "one")
     assert len(calls) == len(kept)
+
+
+def test_a_cold_build_shows_the_code_its_worker_highlighted_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forked build with no highlighted code kept has a worker highlight the docs' code while
+    it loads (site/ahead.py). Left to finish, the worker highlights every fence the pages show,
+    under the keys the render phase asks for: the render phase highlights none, the site is the
+    one a build without the worker writes, and the worker's code is kept for the next build."""
+    from gbsite import config
+    from gbsite.docs import highlight
+    from gbsite.site import ahead, build, highlights, render
+
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    cfg = config.load(make_project(tmp_path / "proj", docs=True).root)
+    monkeypatch.setattr(ahead.Ahead, "collect", lambda self: self.worker.result())
+    monkeypatch.setattr(render, "can_fork", lambda: False)  # all rendering in this process
+    calls: list[str] = []
+    pygments_highlight = highlight.highlight
+
+    def counted(code: str, *args: object) -> str:
+        calls.append(code)
+        return pygments_highlight(code, *args)
+
+    monkeypatch.setattr(highlight, "highlight", counted)
+    report = build.build(cfg, tmp_path / "one", parallel=True)
+    kept = json.loads(highlights.cache_file().read_text())
+    assert calls == []
+    assert report.highlighted_ahead >= len(kept) > 500
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "other"))
+    assert build.build(cfg, tmp_path / "two", parallel=False).highlighted_ahead == 0
+    assert len(calls) == len(kept)  # each fence shown, highlighted here this time
+    assert _tree(tmp_path / "two") == _tree(tmp_path / "one")
+    assert json.loads(highlights.cache_file().read_text()) == kept
 
 
 @dataclass

@@ -172,6 +172,12 @@ class FenceView:
     hidden: bool = False  # a status block: the page says it in words, the YAML stays in source
 
 
+def shown_code(fence: Fence, view: FenceView) -> tuple[str, str, tuple[int, ...]]:
+    """What a fence's code is highlighted as: the code the page shows, its language and the
+    lines marked (site/ahead.py highlights by the same)."""
+    return fence.code if view.code is None else view.code, fence.language, view.added
+
+
 WRONG_ANCHOR = "wrong-result"  # the section of a page's first silent wrong result
 
 # (fence, page id) -> how to show it; None: as written, with no caption
@@ -355,9 +361,7 @@ class ContributorMarkdown:
             return ""
         language = escape(fence.language, quote=True)
         cls = f' class="language-{language}"' if language else ""
-        code = self.highlight(
-            fence.code if view.code is None else view.code, fence.language, view.added
-        )
+        code = self.highlight(*shown_code(fence, view))
         if _PLAIN_CODE.fullmatch(code):
             code = self._set_aside(code, env)
         body = f'<pre class="highlight"><code{cls}>{code}</code></pre>\n'

@@ -3,9 +3,11 @@
     fingerprint  read every input and hash it; stop if the output folder was built from the
                  same inputs (fingerprint.py)
     load         the registry, the docs of docs/gb/ and the record of examples, validated
-                 (load.py)
+                 (load.py); in a cold build a forked worker highlights the docs' code in the
+                 meantime, from here to the end of the plan (ahead.py)
     derive       what every page shows, as dataclasses (content.py, dashboard.py)
-    plan         the page table: one row per file of the site (pages.py)
+    plan         the page table: one row per file of the site (pages.py), and the templates
+                 compiled
     render       every row rendered and written into a new folder beside the site, shared with
                  a forked worker (render.py)
     swap         the new folder replaces the old site in one step (output.py)
@@ -33,6 +35,7 @@ from gbsite.errors import GbsiteError, Problem
 from gbsite.fs.lock import locked
 from gbsite.site import fingerprint, output
 from gbsite.site.cache import BuildCache
+from gbsite.site.worker import cancelled_on_error
 
 
 @dataclass
@@ -44,6 +47,7 @@ class BuildReport:
     outputs: dict[str, bytes] = field(default_factory=dict)  # every file, when kept (serve)
     warnings: list[Problem] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    highlighted_ahead: int = 0  # code blocks highlighted while the build loaded (ahead.py)
 
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -67,7 +71,7 @@ def build(
     render with a forked worker too; `cache`: keep what this build parsed and rendered, and
     reuse what the last one kept (serve builds in one process, and serves the bytes);
     `changed`: with a cache, the only files changed since its build (serve's watcher knows)."""
-    from gbsite.site import content, load, pages, render, renderer
+    from gbsite.site import ahead, content, load, pages, render, renderer
 
     out = output_folder(cfg, out_dir)
     report = BuildReport(out)
@@ -84,21 +88,35 @@ def build(
             report.unchanged = True
             return report
         cache.renew(snapshot.generation)
-        # What it parses is kept for the next build (parsed.py): a command's session, or the
-        # load phase's own when a build is called as a function (serve's first, the tests').
-        with report.phase("load"), parsed.session():
-            read = load.load(cfg, snapshot, cache, report.warnings)
-        with report.phase("derive"):
-            site = cache.model = content.model(cfg, read, cache.model)
-        with report.phase("plan"):
-            table = pages.plan(cfg, site)
-            if cache.renderer is None:  # compiles every template: errors show before writing
-                cache.renderer = renderer.Renderer(cfg, read.registry.entries, read.examples.record)
+        # A cold build's code is highlighted by a second process until the render phase.
+        early = ahead.start(snapshot) if parallel else None
+        with cancelled_on_error(early.worker if early is not None else None):
+            # What it parses is kept for the next build (parsed.py): a command's session, or
+            # the load phase's own when a build is called as a function (serve's first, tests').
+            with report.phase("load"), parsed.session():
+                read = load.load(cfg, snapshot, cache, report.warnings)
+            with report.phase("derive"):
+                site = cache.model = content.model(cfg, read, cache.model)
+            with report.phase("plan"):
+                table = pages.plan(cfg, site)
+                if cache.renderer is None:  # compiles every template: errors show before writing
+                    cache.renderer = renderer.Renderer(
+                        cfg, read.registry.entries, read.examples.record
+                    )
+                found = early.collect() if early is not None else {}
+                report.highlighted_ahead = len(found)
         target = output.target(out, cache)
         try:
             with report.phase("render"):
                 done = render.render(
-                    table, cache.renderer, site, target, cache, parallel=parallel, keep=keep
+                    table,
+                    cache.renderer,
+                    site,
+                    target,
+                    cache,
+                    parallel=parallel,
+                    keep=keep,
+                    highlighted=found,
                 )
             with report.phase("swap"):
                 marker = fingerprint.marker(snapshot.digest, done.sizes)

@@ -68,8 +68,13 @@ def render(
     *,
     parallel: bool,
     keep: bool,
+    highlighted: dict[str, str] | None = None,
 ) -> Rendered:
-    """Render and write every row; `keep`: keep the bytes in `cache` for the next build."""
+    """Render and write every row; `keep`: keep the bytes in `cache` for the next build;
+    `highlighted`: code highlighted ahead of this phase, by key (ahead.py)."""
+    highlighted = highlighted or {}
+    if highlighted and renderer.block.highlighter is not None:  # before the fork: both use it
+        renderer.block.highlighter.kept.update(highlighted)
     reuse = cache.files if cache.written_to == target.out_dir else {}
     rows = [r for r in table if not r.styled and reuse.get(r.path, (_NONE,))[0] != r.key]
     runs = chunks(rows, size=8)
@@ -117,7 +122,11 @@ def render(
     if renderer.block.highlighter is not None:
         from gbsite.site import highlights
 
-        highlights.save(renderer.block.highlighter, rendered.highlighted, rendered.highlights_used)
+        kept, used = renderer.block.highlighter.kept, rendered.highlights_used
+        for key in highlighted.keys() - used:
+            del kept[key]  # a fence the worker's scan misread: no page shows it
+        new = {key: html for key, html in highlighted.items() if key in used}
+        highlights.save(renderer.block.highlighter, new | rendered.highlighted, used)
     if stored is not None:
         blockcache.save(stored, rendered.blocks)
     for row in table:  # the files reused as they were, and their blocks' classes

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 import threading
 import traceback
@@ -46,9 +47,13 @@ class Worker(Generic[T]):
                 payload, status = pickle.dumps((False, exc.problems)), 1
             except BaseException:
                 payload, status = pickle.dumps((False, traceback.format_exc())), 2
-            with os.fdopen(write, "wb") as pipe:
-                pipe.write(payload)
-            os._exit(status)  # no cleanup handlers: they belong to the parent
+            try:
+                with os.fdopen(write, "wb") as pipe:
+                    pipe.write(payload)
+            finally:
+                # No cleanup handlers: they belong to the parent. Nor its code: a parent killed
+                # meanwhile leaves a broken pipe, whose error must not unwind into the build.
+                os._exit(status)
         os.close(write)
         self.read = read
         self.done = False  # reaped: by result() or cancel()
@@ -62,6 +67,11 @@ class Worker(Generic[T]):
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
+
+    def ready(self, timeout: float) -> bool:
+        """Whether the worker has begun to send its result (or died) within `timeout` seconds."""
+        found, _, _ = select.select([self.read], [], [], timeout)
+        return bool(found)
 
     def result(self) -> T:
         self.done = True
