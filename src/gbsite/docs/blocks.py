@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gbsite.docs.fences import FenceCaption
     from gbsite.docs.highlight import Highlighter
-    from gbsite.docs.markdown import ContributorMarkdown, FenceCaption
+    from gbsite.docs.markdown import ContributorMarkdown
 
 
 # Section ids of an entry page (entry.html.j2); contributor headings are kept clear of them.

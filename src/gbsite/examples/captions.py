@@ -10,7 +10,7 @@ from gbsite.examples import record
 from gbsite.examples.record import Record
 
 if TYPE_CHECKING:
-    from gbsite.docs.markdown import Fence, FenceView
+    from gbsite.docs.fences import Fence, FenceView
 
 WRONG_TITLE = "Silent wrong result"  # the warning box a gb-wrong block is shown in
 
@@ -27,7 +27,7 @@ class ExampleCaptions:
     def __call__(self, fence: Fence, gb_id: str) -> FenceView | None:
         from html import escape
 
-        from gbsite.docs.markdown import Caption, FenceView
+        from gbsite.docs.fences import Caption, FenceView
         from gbsite.examples import annotations as examples
         from gbsite.examples.shown import as_run
 

@@ -77,9 +77,9 @@ class Ahead:
 
 def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]:
     """In the worker: each fence's code highlighted as the page shows it, until `stop` is set."""
+    from gbsite.docs.fences import Fence, FenceView, shown_code
     from gbsite.docs.files import markers
     from gbsite.docs.highlight import highlight_code, key_of
-    from gbsite.docs.markdown import Fence, FenceView, shown_code
     from gbsite.examples.captions import ExampleCaptions
     from gbsite.examples.record import Record
 

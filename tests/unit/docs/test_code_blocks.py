@@ -8,8 +8,9 @@ import pytest
 
 from gbsite.docs import files as docs
 from gbsite.docs.blocks import BlockRenderer
+from gbsite.docs.fences import Fence
 from gbsite.docs.highlight import highlight_code
-from gbsite.docs.markdown import Fence, sanitize
+from gbsite.docs.markdown import sanitize
 from gbsite.examples.annotations import scan
 
 REPO = Path(__file__).resolve().parents[3]
