@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -54,8 +55,23 @@ class Problem(NamedTuple):
 # U+202A-U+202E, U+2066-U+2069), which reorder what follows so that code reads other than it runs.
 # The one definition: one_line() adds the newline, printable() and json_printable() use it as is.
 _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_UNPRINTABLE = re.compile(f"[\n{_CONTROLS}]")
-_UNPRINTABLE_IN_LINES = re.compile(f"[{_CONTROLS}]")
+
+
+@functools.cache
+def _unprintable(lines: bool) -> re.Pattern[str]:
+    """The characters to escape, but the newline when `lines`. Compiled when first needed: the
+    non-ASCII ranges make it ~0.5 ms each, a command's start (a lookup takes ~50 ms). A text
+    str.isprintable() passes never needs it: each of them is a control, format or line or
+    paragraph separator character, which it refuses (tests/unit/test_errors.py holds that)."""
+    return re.compile(f"[{_CONTROLS}]" if lines else f"[\n{_CONTROLS}]")
+
+
+def _clean(text: str, lines: bool) -> bool:
+    """Whether `text` holds none of the characters to escape, known without the pattern: true
+    of nearly every text a command prints."""
+    if lines and ("\n" in text or "\t" in text):
+        text = text.replace("\n", "").replace("\t", "")
+    return text.isprintable()
 
 
 def _escaped(char: re.Match[str]) -> str:
@@ -65,17 +81,17 @@ def _escaped(char: re.Match[str]) -> str:
 def one_line(text: str) -> str:
     """`text` with every control character shown as an escape (`\\n`, `\\x1b`, `\\u202e`): one
     line."""
-    if _UNPRINTABLE.search(text) is None:
+    if _clean(text, lines=False):
         return text
-    return _UNPRINTABLE.sub(_escaped, text)
+    return _unprintable(False).sub(_escaped, text)
 
 
 def printable(text: str) -> str:
     """`text` as one_line() shows it, but its lines kept: for what a command prints that quotes
     a page, the registry or a log on several lines (a page's code, its prose)."""
-    if _UNPRINTABLE_IN_LINES.search(text) is None:
+    if _clean(text, lines=True):
         return text
-    return _UNPRINTABLE_IN_LINES.sub(_escaped, text)
+    return _unprintable(True).sub(_escaped, text)
 
 
 def json_printable(dumped: str) -> str:
@@ -83,7 +99,9 @@ def json_printable(dumped: str) -> str:
     the bidi controls; with ensure_ascii=False all of them) written as JSON's `\\uXXXX`. Such a
     character can only be inside a string there, so the JSON means the same: a tool reads the
     very text, and a terminal showing the JSON is not reordered or sent a C1 sequence."""
-    return _UNPRINTABLE_IN_LINES.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
+    if _clean(dumped, lines=True):
+        return dumped
+    return _unprintable(True).sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
 
 
 def github_data(text: str) -> str:
