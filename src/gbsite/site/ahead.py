@@ -63,16 +63,15 @@ class Ahead:
         """Stop the worker: the code it highlighted, by key; nothing if it failed or does not
         answer within STOP_WAIT (it is killed then)."""
         self._stop[0] = 1
-        if not self.worker.ready(STOP_WAIT):
-            self.worker.cancel()
-            return {}
         try:
+            if not self.worker.ready(STOP_WAIT):
+                self.worker.cancel()
+                return {}
             return self.worker.result()
         except Exception:  # the render phase highlights all of it, and reports what is wrong
             return {}
-
-    def cancel(self) -> None:
-        self.worker.cancel()
+        finally:
+            self._stop.close()
 
 
 def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]:
