@@ -201,12 +201,21 @@ def markers(text: str) -> tuple[re.Match[str] | None, re.Match[str] | None]:
     return _START.search(text), _END.search(text)
 
 
+def block_span(text: str) -> tuple[int, int] | None:
+    """Where the text between the first START and END markers begins and ends; None without
+    both markers in that order (parse() says what is wrong)."""
+    start, end = markers(text)
+    if start is None or end is None or end.start() < start.end():
+        return None
+    return start.end(), end.start()
+
+
 def with_block(text: str, block: str) -> str:
     """A docs file's text with the text between its markers replaced by `block`."""
-    start, end = _START.search(text), _END.search(text)
-    if start is None or end is None or end.start() < start.end():
+    span = block_span(text)
+    if span is None:
         raise ValueError("the text has no ADDITIONAL INFORMATION block")
-    return text[: start.end()] + block + text[end.start() :]
+    return text[: span[0]] + block + text[span[1] :]
 
 
 def scan(docs_dir: Path) -> tuple[dict[str, Path], list[Problem]]:

@@ -77,7 +77,7 @@ class Ahead:
 def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]:
     """In the worker: each fence's code highlighted as the page shows it, until `stop` is set."""
     from gbsite.docs.fences import Fence, FenceView, shown_code
-    from gbsite.docs.files import markers
+    from gbsite.docs.files import block_span
     from gbsite.docs.highlight import highlight_code, key_of
     from gbsite.examples.captions import ExampleCaptions
     from gbsite.examples.record import Record
@@ -90,10 +90,10 @@ def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue  # the load phase reports it
-        start, end = markers(text)
-        if start is None or end is None or end.start() < start.end():
+        span = block_span(text)
+        if span is None:
             continue  # no block: the page shows no code of this file
-        for info, content in fences(text[start.end() : end.start()]):
+        for info, content in fences(text[span[0] : span[1]]):
             if stop[0] or os.getppid() != parent:  # told to stop, or the build was killed
                 return found
             fence = Fence(content, info)
