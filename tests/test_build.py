@@ -825,19 +825,10 @@ def test_text_outside_the_block_is_a_warning_with_its_line(site_project: Project
 # ---- highlighted code kept between builds (site/highlights.py) -------------------------------
 
 
-def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A build keeps its highlighted code in the cache folder; the next build of another folder
-    highlights nothing (Pygments is never called) and writes the same bytes. Both processes of a
-    forked build add theirs."""
-    from gbsite import config
+def pygments_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The code Pygments highlights in this process from now on, in order."""
     from gbsite.docs import highlight
-    from gbsite.site import build, highlights
 
-    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
-    proj = make_project(tmp_path / "proj", docs=True)
-    cfg = config.load(proj.root)
     calls: list[str] = []
     pygments_highlight = highlight.highlight
 
@@ -846,11 +837,22 @@ def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
         return pygments_highlight(code, *args)
 
     monkeypatch.setattr(highlight, "highlight", counted)
+    return calls
 
-    def tree(folder: Path) -> dict[str, bytes]:
-        return {
-            str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()
-        }
+
+def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build keeps its highlighted code in the cache folder; the next build of another folder
+    highlights nothing (Pygments is never called) and writes the same bytes. Both processes of a
+    forked build add theirs."""
+    from gbsite import config
+    from gbsite.site import build, highlights
+
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    proj = make_project(tmp_path / "proj", docs=True)
+    cfg = config.load(proj.root)
+    calls = pygments_calls(monkeypatch)
 
     build.build(cfg, tmp_path / "one", parallel=True)
     kept = json.loads(highlights.cache_file().read_text())
@@ -860,12 +862,12 @@ def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
     shutil.rmtree(tmp_path / "cache" / "blocks")
     build.build(cfg, tmp_path / "two", parallel=False)
     assert calls == []  # the worker's code came back and was kept too: nothing highlighted
-    assert tree(tmp_path / "two") == tree(tmp_path / "one")
+    assert _tree(tmp_path / "two") == _tree(tmp_path / "one")
     # Without the cache: the same bytes, and each block's code highlighted once.
     highlights.cache_file().unlink()
     shutil.rmtree(tmp_path / "cache" / "blocks")
     build.build(cfg, tmp_path / "three", parallel=False)
-    assert tree(tmp_path / "three") == tree(tmp_path / "one")
+    assert _tree(tmp_path / "three") == _tree(tmp_path / "one")
     assert len(calls) == len(kept)
 
 
@@ -878,21 +880,13 @@ def test_a_cold_build_shows_the_code_its_worker_highlighted_ahead(
     lines: the HTML is what the render phase would make, tests/unit/site/test_ahead.py), so the
     render phase highlights none; and what the worker highlighted is kept for the next build."""
     from gbsite import config
-    from gbsite.docs import highlight
     from gbsite.site import ahead, build, highlights, render
 
     monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
     cfg = config.load(make_project(tmp_path / "proj", docs=True).root)
     monkeypatch.setattr(ahead.Ahead, "collect", lambda self: self.worker.result())
     monkeypatch.setattr(render, "can_fork", lambda: False)  # all rendering in this process
-    calls: list[str] = []
-    pygments_highlight = highlight.highlight
-
-    def counted(code: str, *args: object) -> str:
-        calls.append(code)
-        return pygments_highlight(code, *args)
-
-    monkeypatch.setattr(highlight, "highlight", counted)
+    calls = pygments_calls(monkeypatch)
     report = build.build(cfg, tmp_path / "one", parallel=True)
     kept = json.loads(highlights.cache_file().read_text())
     assert calls == []
