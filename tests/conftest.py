@@ -15,9 +15,11 @@ import functools
 import gzip
 import io
 import json
+import os
 import shutil
 import signal
 import sys
+import tempfile
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,37 @@ HISTORY = ("2.8.0", "2.9.0", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.0", "
 HISTORY_EXAMPLES = ("2.13.0", "2.14.1", "2.15.0")
 # Set in the run that tests/test_living.py starts in a copy of the repository.
 NESTED = "GBSITE_NESTED_TEST_RUN"
+# Temporary folders in memory: the tests copy projects and build sites into them, and removing
+# those files from disk is slow (ext4 with online discard here: docs/development.md).
+MEMORY = Path("/dev/shm")
+MEMORY_NEEDED = 4 * 2**30  # bytes free
+IN_MEMORY = "GBSITE_TESTS_IN_MEMORY"  # set beside TMPDIR when pytest_configure chose MEMORY
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The tests' temporary folders (tmp_path, and what their child processes make) in MEMORY
+    when it is a large enough tmpfs, unless TMPDIR or --basetemp names a place."""
+    chosen = os.environ.get("TMPDIR")
+    if (chosen and chosen != os.environ.get(IN_MEMORY)) or config.option.basetemp:
+        return
+    root = memory_folder()
+    if root is not None:
+        # In the environment for child processes (xdist's workers first); tempfile.tempdir for
+        # pytest's own folders, which it makes in tempfile.gettempdir().
+        os.environ["TMPDIR"] = os.environ[IN_MEMORY] = str(root)
+        tempfile.tempdir = str(root)
+
+
+def memory_folder() -> Path | None:
+    """MEMORY if it is a writable folder with MEMORY_NEEDED bytes free (Docker's default
+    /dev/shm has 64 MiB), else None (the system's temporary folder then)."""
+    try:
+        free = os.statvfs(MEMORY)
+    except OSError:
+        return None
+    room = free.f_bavail * free.f_frsize >= MEMORY_NEEDED
+    usable = MEMORY.is_dir() and os.access(MEMORY, os.W_OK | os.X_OK)
+    return MEMORY if room and usable else None
 
 
 def snapshot(label: str) -> Path:
