@@ -47,20 +47,19 @@ NESTED = "GBSITE_NESTED_TEST_RUN"
 # those files from disk is slow (ext4 with online discard here: docs/development.md).
 MEMORY = Path("/dev/shm")
 MEMORY_NEEDED = 4 * 2**30  # bytes free
-IN_MEMORY = "GBSITE_TESTS_IN_MEMORY"  # set beside TMPDIR when pytest_configure chose MEMORY
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """The tests' temporary folders (tmp_path, and what their child processes make) in MEMORY
     when it is a large enough tmpfs, unless TMPDIR or --basetemp names a place."""
-    chosen = os.environ.get("TMPDIR")
-    if (chosen and chosen != os.environ.get(IN_MEMORY)) or config.option.basetemp:
+    chosen = os.environ.get("TMPDIR")  # MEMORY itself when xdist's workers inherit it from here
+    if (chosen and Path(chosen) != MEMORY) or config.option.basetemp:
         return
     root = memory_folder()
     if root is not None:
         # In the environment for child processes (xdist's workers first); tempfile.tempdir for
         # pytest's own folders, which it makes in tempfile.gettempdir().
-        os.environ["TMPDIR"] = os.environ[IN_MEMORY] = str(root)
+        os.environ["TMPDIR"] = str(root)
         tempfile.tempdir = str(root)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import conftest
-from conftest import IN_MEMORY, MEMORY, REPO, memory_folder
+from conftest import MEMORY, REPO, memory_folder
 
 WHERE = """
 import os
@@ -36,7 +36,7 @@ def test_where_a_run_keeps_its_temporary_folders(tmp_path: Path, told: bool) -> 
     other place, else in TMPDIR; a passing test's folder gone when it ends, a failing one's
     kept."""
     (tmp_path / "test_where.py").write_text(WHERE)
-    env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", IN_MEMORY)}
+    env = {k: v for k, v in os.environ.items() if k != "TMPDIR"}
     place = tmp_path / "place"
     if told:
         place.mkdir()
@@ -56,15 +56,10 @@ def test_where_a_run_keeps_its_temporary_folders(tmp_path: Path, told: bool) -> 
     printed = re.findall(r"^.*?TMP_PATH (\S+) (\S+)$", done.stdout, re.MULTILINE)
     (passed, tmpdir), (failed, _) = [(Path(p), t) for p, t in printed]
     try:
-        if told:
-            where, expected = place, str(place)
-        elif memory_folder() is not None:
-            where, expected = MEMORY, str(MEMORY)
-        else:
-            where, expected = None, "None"
+        where = place if told else memory_folder()  # None: the system's temporary folder
         for folder in (passed, failed):
             assert folder.is_relative_to(where) if where else not folder.is_relative_to(MEMORY)
-        assert tmpdir == expected  # what the run's child processes are given
+        assert tmpdir == str(where)  # what the run's child processes are given ("None": unset)
         assert not passed.exists()  # tmp_path_retention_policy = "failed"
         assert (failed / "written").is_file()
     finally:
