@@ -134,6 +134,27 @@ def test_read_input_reads_a_file_and_a_link_inside_its_tree(tmp_path: Path) -> N
         files.read_input(tmp_path / "none.txt", root=tmp_path)
 
 
+@pytest.mark.parametrize("size", [0, 10, 39])
+def test_read_input_reads_what_a_file_grew_to_after_its_size_was_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    """read_input asks for the size fstat gave: a file that grew since is read whole up to the
+    limit, and refused past it (0: a file whose size says nothing, as in /proc)."""
+    path = tmp_path / "growing.txt"
+    path.write_bytes(b"x" * 40)
+    fstat = os.fstat
+
+    def smaller(fd: int) -> os.stat_result:
+        info = list(fstat(fd))
+        info[6] = size  # st_size
+        return os.stat_result(info)
+
+    monkeypatch.setattr(os, "fstat", smaller)
+    assert files.read_input(path, limit=40) == b"x" * 40
+    with pytest.raises(files.InputTooLarge, match="larger than "):
+        files.read_input(path, limit=39)
+
+
 def test_read_input_refuses_a_link_out_of_its_tree_and_a_folder(tmp_path: Path) -> None:
     inside, outside = tmp_path / "tree", tmp_path / "elsewhere.txt"
     inside.mkdir()

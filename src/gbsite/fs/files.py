@@ -165,7 +165,12 @@ def read_input(path: Path, *, root: Path | None = None, limit: int = MAX_INPUT_B
         if info.st_size > limit:
             raise _too_large(path, info.st_size, limit)
         try:
-            data = f.read(limit + 1)
+            # The size fstat gave and a byte more, then the rest up to the limit if the file
+            # grew: asking for `limit` has Python allocate that much for each file (~30 us of a
+            # ~10 us read here, ~35 ms of each build).
+            data = f.read(info.st_size + 1)
+            if len(data) > info.st_size:
+                data += f.read(limit + 1 - len(data))
         except OSError as exc:
             raise GbsiteError.at(path, None, f"cannot read: {exc.strerror or exc}") from None
     if len(data) > limit:
