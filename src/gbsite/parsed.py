@@ -16,6 +16,12 @@ called as a function): what one session added is written when it ends, merged wi
 another wrote meanwhile. The file is a cache only: missing, unreadable, too large or not such a
 map, it is ignored; one that cannot be written is not written. Each value is decoded on every
 use, so no caller can change what the next one gets.
+
+Every command reads the whole file, so it is kept near KEEP_BYTES: a command that adds a text
+writes the file with what it used or added last, so the file's order is the order of use, and
+the texts used longest ago are left out first. (Left to grow to MAX_BYTES with the texts of old
+edits and other checkouts, 7 MB cost each command ~45 ms to read, and one that added a text
+~90 ms more to write.)
 """
 
 from __future__ import annotations
@@ -27,7 +33,10 @@ from pathlib import Path
 from typing import Any
 
 FOLDER = "parsed"
-MAX_BYTES = 8 * 2**20  # a project's registry is ~1 MB; past this, only what one command used
+MAX_BYTES = 8 * 2**20  # a larger file is not one gbsite wrote: ignored
+KEEP_BYTES = 3 * 2**20  # about three times what a project's registry and record parse to
+
+Stamp = tuple[int, int, int]  # a file's inode, size and time of change
 
 _stores: dict[str, _Store] | None = None  # None: outside a session, nothing is kept
 
@@ -36,15 +45,16 @@ class _Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.kept: dict[str, str] | None = None  # read when first asked
+        self.stamp: Stamp | None = None  # the file's, when it was read
         self.new: dict[str, str] = {}
-        self.used: set[str] = set()
+        self.used: dict[str, None] = {}  # the keys found or added, in the order of use
 
     def get(self, key: str) -> str | None:
         if self.kept is None:
-            self.kept = _read(self.path)
+            self.stamp, self.kept = _read(self.path)
         found = self.new.get(key) or self.kept.get(key)
         if found is not None:
-            self.used.add(key)
+            self.used[key] = None
         return found
 
     def save(self) -> None:
@@ -54,18 +64,50 @@ class _Store:
 
         from gbsite.fs.files import write_cache
 
-        kept = {**_read(self.path), **self.new}  # what another command wrote meanwhile too
-        data = json.dumps(kept, separators=(",", ":"))
-        if len(data) > MAX_BYTES:
-            kept = {k: v for k, v in kept.items() if k in self.used or k in self.new}
-            data = json.dumps(kept, separators=(",", ":"))
+        ours = {**(self.kept or {}), **self.new}
+        recent = {key: ours[key] for key in self.used}  # used: found in kept or new
+        kept = self.kept
+        if kept is None or _stamp(self.path) != self.stamp:
+            kept = _read(self.path)[1]  # what another command wrote meanwhile too
+        data = json.dumps(_trimmed(kept, recent), separators=(",", ":"))
         write_cache(self.path, data.encode())
 
 
-def _read(path: Path) -> dict[str, str]:
+def _trimmed(kept: dict[str, str], recent: dict[str, str]) -> dict[str, str]:
+    """`kept` then `recent`, without what `recent` repeats, and without the first of `kept`
+    (used longest ago) past what KEEP_BYTES leaves; `recent` is always whole."""
+    room = KEEP_BYTES - sum(_size(key, value) for key, value in recent.items())
+    older = []
+    for key in reversed(kept):
+        if key in recent:
+            continue
+        room -= _size(key, kept[key])
+        if room < 0:
+            break
+        older.append(key)
+    return {**{key: kept[key] for key in reversed(older)}, **recent}
+
+
+def _size(key: str, value: str) -> int:
+    """About what an entry takes in the file (escapes aside)."""
+    return len(key) + len(value) + 6
+
+
+def _stamp(path: Path) -> Stamp | None:
+    """What changes when the file is written again (a write replaces it: fs/files.py)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def _read(path: Path) -> tuple[Stamp | None, dict[str, str]]:
+    """The file's stamp (taken first: a file written meanwhile looks changed) and its map."""
     from gbsite.fs.files import read_text_map
 
-    return read_text_map(path, limit=MAX_BYTES)
+    stamp = _stamp(path)
+    return stamp, read_text_map(path, limit=MAX_BYTES)
 
 
 @contextlib.contextmanager
@@ -107,7 +149,7 @@ def parse(kind: str, version: Callable[[], str], text: str, parser: Callable[[st
         encoded = json.dumps(data, separators=(",", ":"), allow_nan=False)
         if json.loads(encoded) == data:
             store.new[key] = encoded
-            store.used.add(key)
+            store.used[key] = None
     return data
 
 

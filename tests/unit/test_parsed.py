@@ -205,3 +205,30 @@ def test_a_docs_block_scanned_before_gives_the_same_scan_without_markdown(
     with parsed.session():
         shifted = annotations.scan(files.read(moved))
     assert shifted.fences == [(fence, line + 2) for fence, line in scan.fences]
+
+
+def test_the_file_keeps_what_was_used_last_and_what_another_command_wrote(
+    cache: Path, parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past KEEP_BYTES, the texts used longest ago are left out first; what a command used or
+    added is always kept, and so is what another command wrote while it ran."""
+    a, b, c, d = (TEXT.replace("GB0025", f"GB00{n}") for n in range(30, 34))
+    with parsed.session():
+        for text in (a, b, c):
+            yamlio.load(PATH, text)
+    [file] = cache.iterdir()
+    first = json.loads(file.read_text())
+    sizes = [parsed._size(k, v) for k, v in first.items()]
+    monkeypatch.setattr(parsed, "KEEP_BYTES", sum(sizes) + max(sizes) * 3 // 2)  # room for 4
+    planted = ("f" * 64, next(iter(first.values())))  # as big as the others
+    with parsed.session():
+        yamlio.load(PATH, a)  # used again: now the last used
+        yamlio.load(PATH, d)  # new: the file is written
+        file.write_text(json.dumps({**first, planted[0]: planted[1]}))  # by another command
+    kept = json.loads(file.read_text())
+    assert list(kept) == [list(first)[2], planted[0], *list(first)[:1], list(kept)[-1]]
+    assert parses == [a, b, c, d]
+    with parsed.session():  # b, used longest ago, was left out
+        for text in (c, a, d, b):
+            yamlio.load(PATH, text)
+    assert parses == [a, b, c, d, b]
