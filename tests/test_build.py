@@ -936,8 +936,13 @@ def test_a_damaged_highlight_cache_is_ignored(
 
     cfg = config.load(clean_build.project.root)
     clean, good = clean_build.outputs, clean_build.cache
+    # The clean build's parsed YAML is kept (~0.5 s a build); its blocks would hold the code
+    # highlighted, and its highlighted code is what is damaged here.
+    ignored = shutil.ignore_patterns("blocks", "highlight")
+    shutil.copytree(clean_build.cache_dir, tmp_path / "cache", ignore=ignored)
     monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
     path = highlights.cache_file()
+    assert not path.parent.exists()
     path.parent.mkdir(parents=True)
     if damage == "not json":
         path.write_bytes(b"\xff{not json")
@@ -1040,13 +1045,19 @@ def test_a_damaged_block_cache_is_ignored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_build: CleanBuild, damage: str
 ) -> None:
     """The blocks' cache file is only a cache: whatever is in its place, the build renders the
-    blocks itself and writes the same site."""
+    blocks itself and writes the same site. (The clean build's other caches are kept: the
+    highlighted code and the parsed YAML have tests of their own, and each would cost this
+    build ~2 s more.)"""
     from gbsite import config
     from gbsite.site import blockcache, build, fingerprint
 
     cfg = config.load(clean_build.project.root)
+    shutil.copytree(
+        clean_build.cache_dir, tmp_path / "cache", ignore=shutil.ignore_patterns("blocks")
+    )
     monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
     path = blockcache.cache_file(fingerprint.inputs(cfg).generation)
+    assert not path.parent.exists()
     path.parent.mkdir(parents=True)
     if damage == "not json":
         path.write_bytes(b"\xff{not json")
