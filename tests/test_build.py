@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import markupsafe
 import pytest
@@ -629,6 +630,32 @@ def test_parallel_build_equals_sequential(tmp_path: Path) -> None:
     new = {rel for rel in after if after[rel] != before.get(rel)}
     assert new == {"gb/gb0025.html", "assets/search-index.js", ".gbsite-output"}
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".forked")]
+
+
+def test_the_site_wide_files_are_rendered_before_the_pages(
+    history: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site-wide file (the search index, the index, the dashboard, registry.json) costs many
+    pages' time: rendered first, so that the two processes sharing the rest end together; the
+    stylesheet and the 404 page, which need every block's highlighting, last of all."""
+    from gbsite import config
+    from gbsite.site import build, render
+    from gbsite.site.pages import FileKind
+
+    order: list[FileKind] = []
+    produce = render.produce
+
+    def recorded(renderer: Any, row: Any, *args: Any) -> bytes:
+        order.append(row.kind)
+        return produce(renderer, row, *args)
+
+    monkeypatch.setattr(render, "produce", recorded)
+    build.build(config.load(history.root), tmp_path / "site", parallel=False)
+    pages = {FileKind.ENTRY, FileKind.ENTRY_JSON}
+    first = min(order.index(kind) for kind in pages)
+    assert {FileKind.INDEX, FileKind.DASHBOARD, FileKind.DATA} <= set(order[:first])
+    assert order[-2:] == [FileKind.STYLESHEET, FileKind.NOT_FOUND]
+    assert set(order[first:-2]) == pages
 
 
 def no_build_processes_left(proj: Project) -> bool:

@@ -77,6 +77,9 @@ def render(
         renderer.block.highlighter.kept.update(highlighted)
     reuse = cache.files if cache.written_to == target.out_dir else {}
     rows = [r for r in table if not r.styled and reuse.get(r.path, (_NONE,))[0] != r.key]
+    # The site-wide files first: one costs many pages' time (the search index ~140 ms), and
+    # taken last it kept one process busy while the other had nothing left (~0.2 s a build).
+    rows.sort(key=lambda r: r.kind in _PAGES)
     runs = chunks(rows, size=8)
     # Blocks kept by an earlier command: read when this process keeps none (a command's build,
     # serve's first of a generation); serve's later builds keep theirs in `cache.blocks`.
@@ -154,6 +157,7 @@ def render(
 
 
 _NONE = object()  # a key no row has
+_PAGES = (pages.FileKind.ENTRY, pages.FileKind.ENTRY_JSON)  # one of many: each cheap
 
 
 def produce(
