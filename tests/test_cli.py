@@ -622,6 +622,46 @@ def test_a_lookup_imports_nothing_only_a_build_or_a_page_needs(
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
 
 
+# What a build with nothing to do may not import: the modules of its phases, which took it
+# longer to import than it takes to find that nothing changed.
+BUILD_PHASES = (
+    "yaml",
+    "jinja2",
+    "markdown_it",
+    "pygments",
+    "gbsite.registry.store",
+    "gbsite.site.content",
+    "gbsite.site.load",
+    "gbsite.site.render",
+)
+
+
+def test_a_build_with_nothing_to_do_imports_none_of_its_phases(
+    empty_project: Project, tmp_path: Path
+) -> None:
+    env = dict(os.environ, GBSITE_CACHE_DIR=str(tmp_path / "cache"))
+    root = ["--root", str(empty_project.root)]
+    source = tmp_path / "torch-2.13.0.json"
+    source.write_text("{}")  # a release with no ids: a site to build in a moment
+    assert gbsite(*root, "import", str(source), env=env).returncode == 0
+    first = gbsite(*root, "build", env=env)
+    assert first.returncode == 0, first.stderr
+    probe = (
+        "import sys\n"
+        "from gbsite.cli import main\n"
+        "try:\n"
+        f"    main([*{root!r}, 'build'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(sorted(m for m in {BUILD_PHASES!r} if m in sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.startswith("build: nothing changed"), done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
 def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     """A parser's commands (or a command's actions) by name."""
     [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

@@ -13,12 +13,12 @@ import sys
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
 from gbsite.fs import transaction
-from gbsite.registry import store as registry
 from gbsite.report import say, write
 
 
 def sync(cfg: Config, args: argparse.Namespace) -> int:
     from gbsite.docs import sync
+    from gbsite.registry import store as registry
 
     with transaction.writing(cfg.docs_dir, "sync"):
         reg = registry.load(cfg.registry_dir)
@@ -37,6 +37,7 @@ def adopt(cfg: Config, args: argparse.Namespace) -> int:
     """The notes of the previous site's docs files into docs/gb/ (docs/adopt.py). Bad input
     writes nothing; a conflict keeps ours (or, with --replace, takes theirs) and exits 1."""
     from gbsite.docs import adopt, sync
+    from gbsite.registry import store as registry
 
     with transaction.writing(cfg.docs_dir, "adopt"):
         reg = registry.load(cfg.registry_dir)
@@ -70,6 +71,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
     from gbsite.examples import checking
     from gbsite.examples.pages import Lifecycles
     from gbsite.examples.pages import problems as page_problems
+    from gbsite.registry import store as registry
     from gbsite.report import report
 
     reg = registry.load(cfg.registry_dir)

@@ -71,7 +71,7 @@ def build(
     render with a forked worker too; `cache`: keep what this build parsed and rendered, and
     reuse what the last one kept (serve builds in one process, and serves the bytes);
     `changed`: with a cache, the only files changed since its build (serve's watcher knows)."""
-    from gbsite.site import ahead, content, load, pages, render, renderer
+    from gbsite.site import ahead
 
     out = output_folder(cfg, out_dir)
     report = BuildReport(out)
@@ -90,6 +90,9 @@ def build(
         cache.renew(snapshot.generation)
         # A cold build's code is highlighted by a second process until the render phase.
         early = ahead.start(snapshot) if parallel else None
+        # The phases' modules (~50 ms), once a build is needed, and while that process works.
+        from gbsite.site import content, load, pages, render, renderer
+
         with cancelled_on_error(early.worker if early is not None else None):
             # What it parses is kept for the next build (parsed.py): a command's session, or
             # the load phase's own when a build is called as a function (serve's first, tests').
