@@ -833,6 +833,16 @@ def test_a_registry_with_no_ids_builds(empty_project: Project, tmp_path: Path) -
     assert not [p for p in report.outputs if p.startswith("gb/")]
 
 
+def test_a_registry_with_nothing_imported_is_an_error(empty_project: Project) -> None:
+    result = gbsite_process(empty_project, "build")
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"gbsite: {empty_project.registry}: no release imported yet: import one first "
+        "(gbsite release add R, or gbsite import SOURCE)\n"
+    )
+    assert not empty_project.site.exists()
+
+
 def test_text_outside_the_block_is_a_warning_with_its_line(site_project: Project) -> None:
     """The site shows only a docs file's block; `gbsite build` says where text written
     elsewhere in the file is, and builds the rest."""

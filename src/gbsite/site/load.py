@@ -30,6 +30,11 @@ def load(cfg: Config, snapshot: ReadInputs, cache: BuildCache, warnings: list[Pr
 
     if cache.shared is None:  # else: the registry, record and settings are those of last time
         registry = store.load(cfg.registry_dir, read=snapshot.read)
+        if not registry.labels:  # no release for the pages and the dashboard to speak of
+            raise GbsiteError(
+                f"{cfg.registry_dir}: no release imported yet: import one first "
+                "(gbsite release add R, or gbsite import SOURCE)"
+            )
         # A release of the examples must be imported: its pages would say "verified 0" else.
         unimported = gb_releases.problems(
             cfg.file, cfg.example_releases, registry.labels, read=snapshot.read
