@@ -1,11 +1,12 @@
 """Highlighted code kept between builds, in the user's cache folder (config.cache_dir()):
 `highlight/KEY.json`, a map from docs/highlight.py's key of a code block to its HTML.
 
-KEY names Pygments' version and the source of docs/highlight.py (its formatter and options), so
-an upgrade or a change of how code is highlighted starts a new file and never reuses old HTML.
-The file is a cache only: one that is missing, unreadable, too large or not such a map is
-ignored (the build highlights everything again), and one that cannot be written is not written.
-Writes are atomic (fs/files.py), so two builds at once leave one of their files, never a mix.
+KEY names Pygments' version and the sources of docs/highlight.py (its formatter and options)
+and docs/narrowed.py (its lexing loop), so an upgrade or a change of how code is highlighted
+starts a new file and never reuses old HTML. The file is a cache only: one that is missing,
+unreadable, too large or not such a map is ignored (the build highlights everything again), and
+one that cannot be written is not written. Writes are atomic (fs/files.py), so two builds at
+once leave one of their files, never a mix.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ def cache_file() -> Path:
     import pygments
 
     from gbsite.config import cache_dir
-    from gbsite.docs import highlight
+    from gbsite.docs import highlight, narrowed
     from gbsite.fs.files import cache_name
 
-    return cache_dir() / FOLDER / f"{cache_name(highlight.__file__, pygments.__version__)}.json"
+    lexing = cache_name(narrowed.__file__)  # the loop that tries Pygments' rules
+    name = cache_name(highlight.__file__, pygments.__version__, lexing)
+    return cache_dir() / FOLDER / f"{name}.json"
 
 
 def load() -> Highlighter:
