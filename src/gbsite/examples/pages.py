@@ -5,7 +5,7 @@ each other and against the releases of the examples that have its id. The one re
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gbsite.docs import files as docs
@@ -61,10 +61,12 @@ class PageExamples:
     declaration: Declaration | None  # the status block without `since:`
     paragraphs: tuple[str, ...] = ()  # its prose outside code, for the content figures
     later: tuple[Declaration, ...] = ()  # status blocks with `since:`
+    # Counted once: the coverage of each release asks (a split of every paragraph, 8 times a
+    # page, was a third of the derive phase).
+    words: int = field(init=False, default=0)
 
-    @property
-    def words(self) -> int:
-        return sum(len(p.split()) for p in self.paragraphs)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "words", sum(len(p.split()) for p in self.paragraphs))
 
     def declared_for(self, release: str) -> Declaration | None:
         """The status block that holds with `release`: the newest one whose `since:` it has
