@@ -7,11 +7,13 @@ releases (`history_built`), which no later import changes."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -930,6 +932,46 @@ def test_a_cold_build_shows_the_code_its_worker_highlighted_ahead(
     assert report.highlighted_ahead >= len(kept) > 500
     assert build.build(cfg, tmp_path / "two", parallel=True).highlighted_ahead == 0  # kept now
     assert calls == []
+
+
+def test_a_cold_build_reads_the_scans_its_worker_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker of a cold build first scans every block for its fences and prose into the
+    cache of parsed texts (site/ahead.py): a load phase that asks after it wrote them parses no
+    block's Markdown itself. (What such a build writes: test_parallel_build_equals_sequential.)"""
+    from gbsite import config, parsed
+    from gbsite.examples import annotations
+    from gbsite.site import build, fingerprint, load
+    from gbsite.site.cache import BuildCache
+
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    cfg = config.load(make_project(tmp_path / "proj", docs=True).root)
+    scans = tmp_path / "cache" / parsed.FOLDER / f"markdown-scan-{annotations._scanner_name()}.json"
+    here = os.getpid()
+    scanned_here: list[str] = []
+    scan, read_pages = annotations._scan, load._read_pages
+
+    def counted(block: str) -> dict[str, list[Any]]:
+        if os.getpid() == here:  # the worker's scans are its own
+            scanned_here.append(block)
+        return scan(block)
+
+    def when_written(*args: Any) -> Any:
+        deadline = time.monotonic() + 20
+        while not scans.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the worker scans ~600 blocks in ~0.2 s
+        return read_pages(*args)
+
+    monkeypatch.setattr(annotations, "_scan", counted)
+    monkeypatch.setattr(load, "_read_pages", when_written)
+    build.build(cfg, tmp_path / "site", parallel=True)
+    assert scans.exists() and scanned_here == []
+    # Without the worker's scans, the load phase scans every block here.
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "empty"))
+    with parsed.session():
+        load.load(cfg, fingerprint.inputs(cfg, None, ()), BuildCache(), [])
+    assert len(scanned_here) > 500
 
 
 @dataclass

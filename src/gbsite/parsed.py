@@ -126,6 +126,16 @@ def session() -> Iterator[None]:
             store.save()
 
 
+@contextlib.contextmanager
+def own_session() -> Iterator[None]:
+    """A session of a forked worker's own: what it parses is written when the block ends,
+    without what its parent's session holds (the parent writes that)."""
+    global _stores
+    _stores = None  # this process's copy: the parent's is untouched
+    with session():
+        yield
+
+
 def parse(kind: str, version: Callable[[], str], text: str, parser: Callable[[str], Any]) -> Any:
     """`parser(text)`, or what it gave for the same text before. `kind` names the file ("yaml",
     "toml"), `version()` what parses. A text of the kind "toml" is its own key (short, and

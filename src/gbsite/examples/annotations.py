@@ -385,16 +385,21 @@ def block_parser() -> MarkdownIt:
 def scan(doc: Doc) -> Scan:
     """Parse the block as GitHub's Markdown would, for its fences and its prose. In a command,
     a block scanned before gives what it gave then (parsed.py), without Markdown's import."""
-    from gbsite import parsed
-
     if not doc.block.strip():
         return Scan([], [])
-    found = parsed.parse("markdown-scan", _scanner_name, doc.block, _scan)
+    found = scanned(doc.block)
     start = doc.block_line_of(0)
     return Scan(
         [(FoundFence(info, content), start + line) for info, content, line in found["fences"]],
         found["paragraphs"],
     )
+
+
+def scanned(block: str) -> dict[str, list[Any]]:
+    """What a scan of the block finds, as JSON keeps it; in a command, kept (parsed.py)."""
+    from gbsite import parsed
+
+    return parsed.parse("markdown-scan", _scanner_name, block, _scan)  # type: ignore[no-any-return]
 
 
 def _scan(block: str) -> dict[str, list[Any]]:

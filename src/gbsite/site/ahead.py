@@ -1,12 +1,14 @@
 """Highlighting ahead: a cold build's code highlighted in a forked worker while the build loads.
 
 A build whose cache folder holds no highlighted code (the first build, or the first after an
-upgrade of Pygments: site/highlights.py) spends about a third of its CPU in Pygments, in the
-render phase, while the phases before it (load, derive, plan: about a second) keep one core
-busy. So a worker forked after the fingerprint highlights the fences of the docs files in the
-meantime, under the key the render phase asks for (docs/highlight.py's key_of). When the
-render phase starts, the worker stops after the fence it is on and sends what it has; the
-render phase highlights the rest.
+upgrade of Pygments: site/highlights.py) highlights every fence in the render phase, while the
+phases before it (load, derive, plan: about a second) keep one core busy. So a worker forked
+after the fingerprint works in the meantime. First it scans each block for its fences and
+prose, as the load phase does (examples/annotations.py), into the cache of parsed texts, which
+the load phase reads some 0.4 s later (parsed.py): its own scan was ~0.2 s of the phase the
+build waits for. Then it highlights the fences of the docs files, under the key the render
+phase asks for (docs/highlight.py's key_of). When the render phase starts, the worker stops
+after the fence it is on and sends what it has; the render phase highlights the rest.
 
 The worker finds fences by a plain scan of each file's lines (CommonMark's rules for a fence,
 without the rest of the block structure): parsing the Markdown first cost more than the
@@ -19,10 +21,11 @@ nothing but the highlighting it would have saved.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from gbsite.site.worker import Worker, can_fork
@@ -75,25 +78,29 @@ class Ahead:
 
 
 def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]:
-    """In the worker: each fence's code highlighted as the page shows it, until `stop` is set."""
+    """In the worker: the blocks scanned, then each fence's code highlighted as the page shows
+    it, until `stop` is set."""
     from gbsite.docs.fences import Fence, FenceView, shown_code
     from gbsite.docs.files import block_span
     from gbsite.docs.highlight import highlight_code, key_of
     from gbsite.examples.captions import ExampleCaptions
     from gbsite.examples.record import Record
 
-    captions = ExampleCaptions(Record({}), ())  # the code shown does not depend on the record
     parent = os.getppid()
-    found: dict[str, str] = {}
+    blocks: list[tuple[str, str]] = []
     for gb_id, data in docs:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue  # the load phase reports it
         span = block_span(text)
-        if span is None:
-            continue  # no block: the page shows no code of this file
-        for info, content in fences(text[span[0] : span[1]]):
+        if span is not None:  # else no block: the page shows no code of this file
+            blocks.append((gb_id, text[span[0] : span[1]]))
+    _scan(blocks, lambda: bool(stop[0]) or os.getppid() != parent)
+    captions = ExampleCaptions(Record({}), ())  # the code shown does not depend on the record
+    found: dict[str, str] = {}
+    for gb_id, block in blocks:
+        for info, content in fences(block):
             if stop[0] or os.getppid() != parent:  # told to stop, or the build was killed
                 return found
             fence = Fence(content, info)
@@ -108,6 +115,24 @@ def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]
             except Exception:  # a guess that failed: the render phase decides
                 continue
     return found
+
+
+def _scan(blocks: list[tuple[str, str]], stopped: Callable[[], bool]) -> None:
+    """Each block scanned for its fences and prose (examples/annotations.py) into the cache of
+    parsed texts, written before the load phase asks for it (parsed.py): the load phase then
+    reads what this process found instead of parsing every block's Markdown itself (~0.2 s of
+    a cold build's load phase, which the build waits for). Found too late, it costs nothing but
+    this process's time: the load phase scans what it does not find."""
+    from gbsite import parsed
+    from gbsite.examples.annotations import scanned
+
+    with parsed.own_session():
+        for _, block in blocks:
+            if stopped():
+                return
+            if block.strip():
+                with contextlib.suppress(Exception):  # the load phase reports what is wrong
+                    scanned(block)
 
 
 def fences(text: str) -> Iterator[tuple[str, str]]:
