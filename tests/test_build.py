@@ -917,8 +917,11 @@ def test_a_cold_build_shows_the_code_its_worker_highlighted_ahead(
     it loads (site/ahead.py). Left to finish, the worker highlights every fence the pages show,
     under the keys the render phase asks for (a key names the code, its language and its marked
     lines: the HTML is what the render phase would make, tests/unit/site/test_ahead.py), so the
-    render phase highlights none; and what the worker highlighted is kept for the next build."""
+    render phase highlights none, nor parses an example to find where its name is bound (the
+    worker kept that with the parsed texts); and what the worker highlighted is kept for the
+    next build."""
     from gbsite import config
+    from gbsite.examples import shown
     from gbsite.site import ahead, build, highlights, render
 
     monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
@@ -926,9 +929,17 @@ def test_a_cold_build_shows_the_code_its_worker_highlighted_ahead(
     monkeypatch.setattr(ahead.Ahead, "collect", lambda self: self.worker.result())
     monkeypatch.setattr(render, "can_fork", lambda: False)  # all rendering in this process
     calls = pygments_calls(monkeypatch)
+    here, find, found_here = os.getpid(), shown._find_binding, []
+
+    def counted(text: str) -> tuple[int, bool, bool] | None:
+        if os.getpid() == here:  # the worker's are its own
+            found_here.append(text)
+        return find(text)
+
+    monkeypatch.setattr(shown, "_find_binding", counted)
     report = build.build(cfg, tmp_path / "one", parallel=True)
     kept = json.loads(highlights.cache_file().read_text())
-    assert calls == []
+    assert calls == [] and found_here == []
     assert report.highlighted_ahead >= len(kept) > 500
     assert build.build(cfg, tmp_path / "two", parallel=True).highlighted_ahead == 0  # kept now
     assert calls == []

@@ -33,7 +33,31 @@ def compile_call(a: Annotation) -> str:
 def _binding(code: str, name: str) -> tuple[int, bool, bool] | None:
     """Where the first top-level statement binding `name` ends (its last line, 1-based),
     whether it is a function or class, and whether `torch` is bound by then; None if no
-    statement binds it."""
+    statement binds it. In a command, found once for the same code and name (parsed.py):
+    Python's parse of a block was a tenth of rendering one, and a cold build's worker finds
+    them while the build loads (site/ahead.py)."""
+    from gbsite import parsed
+
+    found = parsed.parse("binding", _finder_name, f"{name}\0{code}", _as_list)
+    return None if found is None else (found[0], found[1], found[2])
+
+
+def _as_list(text: str) -> list[int | bool] | None:
+    """_find_binding as JSON gives it back (a list), so that parsed.py keeps it."""
+    found = _find_binding(text)
+    return None if found is None else list(found)
+
+
+def _finder_name() -> str:
+    from gbsite import parsed
+    from gbsite.fs.files import cache_name
+
+    return cache_name(__file__, parsed.python_version())  # Python's grammar parses the code
+
+
+def _find_binding(text: str) -> tuple[int, bool, bool] | None:
+    """_binding of the name and code in `text` (the name, a NUL, the code)."""
+    name, _, code = text.partition("\0")
     try:
         body = ast.parse(code).body
     except SyntaxError:  # newer syntax than this Python's (a block that needs python:3.N)

@@ -80,6 +80,7 @@ class Ahead:
 def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]:
     """In the worker: the blocks scanned, then each fence's code highlighted as the page shows
     it, until `stop` is set."""
+    from gbsite import parsed
     from gbsite.docs.fences import Fence, FenceView, shown_code
     from gbsite.docs.files import block_span
     from gbsite.docs.highlight import highlight_code, key_of
@@ -99,21 +100,24 @@ def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]
     _scan(blocks, lambda: bool(stop[0]) or os.getppid() != parent)
     captions = ExampleCaptions(Record({}), ())  # the code shown does not depend on the record
     found: dict[str, str] = {}
-    for gb_id, block in blocks:
-        for info, content in fences(block):
-            if stop[0] or os.getppid() != parent:  # told to stop, or the build was killed
-                return found
-            fence = Fence(content, info)
-            try:
-                view = captions(fence, gb_id) or FenceView()
-                if view.hidden:
+    # Where each example binds the name it compiles (examples/shown.py), which the render
+    # phase asks again: kept with the parsed texts, written when this process stops.
+    with parsed.own_session():
+        for gb_id, block in blocks:
+            for info, content in fences(block):
+                if stop[0] or os.getppid() != parent:  # told to stop, or the build was killed
+                    return found
+                fence = Fence(content, info)
+                try:
+                    view = captions(fence, gb_id) or FenceView()
+                    if view.hidden:
+                        continue
+                    shown = shown_code(fence, view)
+                    key = key_of(*shown)
+                    if key not in found:
+                        found[key] = highlight_code(*shown)
+                except Exception:  # a guess that failed: the render phase decides
                     continue
-                shown = shown_code(fence, view)
-                key = key_of(*shown)
-                if key not in found:
-                    found[key] = highlight_code(*shown)
-            except Exception:  # a guess that failed: the render phase decides
-                continue
     return found
 
 

@@ -78,8 +78,10 @@ def build(
     keep = cache is not None or not parallel  # a forked worker's bytes would cost a pipe
     cache = cache if cache is not None else BuildCache()
     # One build of a site at a time: a second one waits instead of removing the first's new
-    # folder (lock.py). Holding the lock, what killed builds left goes first.
-    with locked(out.parent, "build"):
+    # folder (lock.py). Holding the lock, what killed builds left goes first. What the build
+    # parses (YAML, blocks' scans, examples' bindings) is kept for the next one (parsed.py): a
+    # command's session, or the build's own when it is called as a function (serve, tests).
+    with locked(out.parent, "build"), parsed.session():
         output.remove_leftovers(out)
         with report.phase("fingerprint"):
             since = cache.snapshot if changed is not None else None
@@ -94,9 +96,7 @@ def build(
         from gbsite.site import content, load, pages, render, renderer
 
         with cancelled_on_error(early.worker if early is not None else None):
-            # What it parses is kept for the next build (parsed.py): a command's session, or
-            # the load phase's own when a build is called as a function (serve's first, tests').
-            with report.phase("load"), parsed.session():
+            with report.phase("load"):
                 read = load.load(cfg, snapshot, cache, report.warnings)
             with report.phase("derive"):
                 site = cache.model = content.model(cfg, read, cache.model)

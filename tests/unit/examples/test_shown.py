@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 import types
+from pathlib import Path
 
 import pytest
 
 from gbsite.examples.annotations import Annotation, Kind, parse_info
-from gbsite.examples.shown import as_run
+from gbsite.examples.shown import Shown, as_run
 
 PROGRAM = """import torch
 
@@ -101,3 +102,35 @@ def test_newer_syntax_than_this_python_is_placed_by_its_lines() -> None:
 def test_a_name_never_bound_is_shown_as_written() -> None:
     shown = as_run("import torch\n\nmodel(1)\n", annotation("python gb-repro compile=model"))
     assert shown.added == ()
+
+
+def test_where_a_name_is_bound_is_found_once_in_a_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a command the parse of an example is kept with the parsed texts (parsed.py): the same
+    code and name are not parsed again, in this command or the next, and give the same
+    program; a name no statement binds is kept too."""
+    from gbsite import parsed
+    from gbsite.examples import shown
+
+    monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
+    parses: list[str] = []
+    find = shown._find_binding
+
+    def counted(text: str) -> tuple[int, bool, bool] | None:
+        parses.append(text)
+        return find(text)
+
+    monkeypatch.setattr(shown, "_find_binding", counted)
+    fix, other = annotation("python gb-fix"), annotation("python gb-fix compile=gn")
+    fresh = as_run(PROGRAM, fix)
+    with parsed.session():
+        assert as_run(PROGRAM, fix) == fresh
+        assert as_run(PROGRAM, other) == Shown(PROGRAM)  # nothing binds gn: shown as written
+        assert as_run(PROGRAM, fix) == fresh
+        assert as_run(PROGRAM, other) == Shown(PROGRAM)
+    assert len(parses) == 3  # outside a command, then once for each name
+    with parsed.session():
+        assert as_run(PROGRAM, fix) == fresh
+        assert as_run(PROGRAM, other) == Shown(PROGRAM)
+    assert len(parses) == 3
