@@ -1,5 +1,6 @@
-"""What parsing a YAML or TOML text gave, or scanning a docs block's Markdown for its fences
-(examples/annotations.py), kept between commands in the user's cache folder
+"""What parsing a YAML or TOML text gave, scanning a docs block's Markdown for its fences
+(examples/annotations.py) or an example's Python for where it binds a name (examples/shown.py),
+kept between commands in the user's cache folder
 (config.cache_dir()): `parsed/KIND-VERSION.json`, a map from a text (by its SHA-256, but for
 TOML) to its data as JSON.
 
