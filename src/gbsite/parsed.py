@@ -1,8 +1,7 @@
 """What parsing a YAML or TOML text gave, scanning a docs block's Markdown for its fences
 (examples/annotations.py) or an example's Python for where it binds a name (examples/shown.py),
-kept between commands in the user's cache folder
-(config.cache_dir()): `parsed/KIND-VERSION.json`, a map from a text (by its SHA-256, but for
-TOML) to its data as JSON.
+kept between commands in the user's cache folder (config.cache_dir()):
+`parsed/KIND-VERSION.json`, a map from a text (by its SHA-256, but for TOML) to its data as JSON.
 
 Parsing is a function of the text, so a text parsed before is not parsed again: the registry's
 and the record's YAML were most of a build's load phase (~0.6 s of ~0.9 s), and tomllib's
