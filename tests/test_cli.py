@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -606,20 +607,28 @@ def test_a_lookup_imports_nothing_only_a_build_or_a_page_needs(
     log = REPO / "tests" / "data" / "logs" / "multi.log"
     first = gbsite(*root, "lookup", str(log), env=env)  # builds the index into the cache
     assert first.returncode == 0, first.stderr
+    done, imported = imports_of([*root, "lookup", str(log)], HEAVY, env)
+    assert done.stdout == first.stdout
+    assert imported == [], done.stderr
+
+
+def imports_of(
+    args: list[str], modules: tuple[str, ...], env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """A gbsite command run in a new interpreter, and which of `modules` it imported."""
     probe = (
         "import sys\n"
         "from gbsite.cli import main\n"
         "try:\n"
-        f"    main([*{root!r}, 'lookup', {str(log)!r}])\n"
+        f"    main({args!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n"
+        f"print(sorted(m for m in {modules!r} if m in sys.modules), file=sys.stderr)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60
     )
-    assert done.stdout == first.stdout
-    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+    return done, ast.literal_eval(done.stderr.strip().splitlines()[-1])
 
 
 # What a build with nothing to do may not import: the modules of its phases, which took it
@@ -646,20 +655,9 @@ def test_a_build_with_nothing_to_do_imports_none_of_its_phases(
     assert gbsite(*root, "import", str(source), env=env).returncode == 0
     first = gbsite(*root, "build", env=env)
     assert first.returncode == 0, first.stderr
-    probe = (
-        "import sys\n"
-        "from gbsite.cli import main\n"
-        "try:\n"
-        f"    main([*{root!r}, 'build'])\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"print(sorted(m for m in {BUILD_PHASES!r} if m in sys.modules), file=sys.stderr)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60
-    )
+    done, imported = imports_of([*root, "build"], BUILD_PHASES, env)
     assert done.stdout.startswith("build: nothing changed"), done.stdout
-    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+    assert imported == [], done.stderr
 
 
 def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
