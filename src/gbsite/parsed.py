@@ -11,11 +11,11 @@ a new file. Kept only: data that JSON gives back equal (text, numbers, booleans,
 maps with text keys); a date or a set is parsed every time. A text that fails to parse is never
 kept, so its error, with its line, is raised again.
 
-Only inside `session()` (each command: cli.main; a build's load phase, also when a build is
-called as a function): what one session added is written when it ends, merged with what
-another wrote meanwhile. The file is a cache only: missing, unreadable, too large or not such a
-map, it is ignored; one that cannot be written is not written. Each value is decoded on every
-use, so no caller can change what the next one gets.
+Only inside `session()` (each command: cli.main; a build, also when it is called as a
+function; a forked worker's own_session): what one session added is written when it ends,
+merged with what another wrote meanwhile. The file is a cache only: missing, unreadable, too
+large or not such a map, it is ignored; one that cannot be written is not written. Each value
+is decoded on every use, so no caller can change what the next one gets.
 
 Every command reads the whole file, so it is kept near KEEP_BYTES: a command that adds a text
 writes the file with what it used or added last, so the file's order is the order of use, and
