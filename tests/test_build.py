@@ -1019,7 +1019,6 @@ def test_a_damaged_highlight_cache_is_ignored(
 ) -> None:
     """The cache file is only a cache: whatever is in its place, the build highlights the code
     itself, writes the same site, and never fails or hangs."""
-    import os
 
     from gbsite import config
     from gbsite.site import build, highlights
