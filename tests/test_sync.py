@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project, committed
+from conftest import REPO, Project, committed
 from gbsite.docs import files as docs
 
 START = docs.START_MARKER
@@ -345,3 +345,44 @@ def test_check_github_annotations(synced: Project) -> None:
     [annotation] = [ln for ln in result.out.splitlines() if ln.startswith("::error")]
     assert annotation.startswith(f"::error file={path},line={n + 2}::text added outside")
     assert "100%25 outside" in annotation  # workflow-command escaping
+
+
+@pytest.mark.repo_data
+def test_a_file_that_holds_what_sync_writes_is_not_parsed_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each committed docs file rendered anew from the file as it is: the same text as from its
+    block alone, and no parse of the rendering (the file's lines outside the block are the
+    rendering's). A file whose generated part differs is parsed, and written back whole."""
+    from gbsite import config, templating
+    from gbsite.docs import sync
+    from gbsite.registry import store
+    from gbsite.registry.views import entry_views
+
+    cfg = config.load(REPO)
+    env = templating.environment(cfg.templates_dir, html=False)
+    views = {view.id: view for view in entry_views(store.load(cfg.registry_dir))}
+    found, _ = docs.scan(cfg.docs_dir)
+    files = [docs.read(path) for gb_id, path in found.items() if gb_id in views]
+    expected = {f.path: sync.render_doc(env, cfg, views[id_of(f)], f.block) for f in files}
+    parse, parsed = docs.parse, []
+
+    def counted(path: Path, text: str, *, outside: bool = True) -> docs.Doc:
+        parsed.append(text)
+        return parse(path, text, outside=outside)
+
+    monkeypatch.setattr(docs, "parse", counted)
+    for f in files:
+        assert sync.render_doc(env, cfg, views[id_of(f)], f.block, f) == expected[f.path] == f.text
+    assert files and parsed == []
+    edited = files[0].text.replace(START, f"An edited line.\n\n{START}", 1)
+    current = parse(files[0].path, edited)
+    assert (
+        sync.render_doc(env, cfg, views[id_of(current)], current.block, current)
+        == (expected[current.path])
+    )
+    assert len(parsed) == 1
+
+
+def id_of(f: docs.Doc) -> str:
+    return f.path.stem.upper()
