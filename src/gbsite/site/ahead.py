@@ -1,4 +1,5 @@
-"""Highlighting ahead: a cold build's code highlighted in a forked worker while the build loads.
+"""Work ahead: a cold build's blocks scanned and code highlighted in a forked worker while the
+build loads.
 
 A build whose cache folder holds no highlighted code (the first build, or the first after an
 upgrade of Pygments: site/highlights.py) highlights every fence in the render phase, while the
@@ -97,7 +98,11 @@ def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]
         span = block_span(text)
         if span is not None:  # else no block: the page shows no code of this file
             blocks.append((gb_id, text[span[0] : span[1]]))
-    _scan(blocks, lambda: bool(stop[0]) or os.getppid() != parent)
+
+    def stopped() -> bool:  # told to stop, or the build was killed
+        return bool(stop[0]) or os.getppid() != parent
+
+    _scan(blocks, stopped)
     captions = ExampleCaptions(Record({}), ())  # the code shown does not depend on the record
     found: dict[str, str] = {}
     # Where each example binds the name it compiles (examples/shown.py), which the render
@@ -105,7 +110,7 @@ def _highlight(docs: list[tuple[str, bytes]], stop: mmap.mmap) -> dict[str, str]
     with parsed.own_session():
         for gb_id, block in blocks:
             for info, content in fences(block):
-                if stop[0] or os.getppid() != parent:  # told to stop, or the build was killed
+                if stopped():
                     return found
                 fence = Fence(content, info)
                 try:
