@@ -585,8 +585,10 @@ def test_show_reads_a_page_s_rows_of_the_record_as_the_whole_record_has_them(
 # What a lookup with its index cached may not import: each is only needed to build or to show a
 # page, and together they doubled a lookup's time (benchmarks/lookup.py measures it); shutil
 # (its archive modules) is what argparse asks the terminal's width with (usage.terminal_columns);
-# tomllib parses a gbsite.toml no command has parsed before (parsed.py).
+# tomllib parses a gbsite.toml no command has parsed before (parsed.py); typing, a quarter of a
+# bare Python start, is imported by no module a lookup needs (gbsite/lean_typing.py).
 HEAVY = (
+    "typing",
     "yaml",
     "jinja2",
     "markdown_it",
@@ -599,15 +601,19 @@ HEAVY = (
 )
 
 
+@pytest.mark.parametrize(
+    "query",
+    [[str(REPO / "tests" / "data" / "logs" / "multi.log")], ["--words", "data", "dependent"]],
+    ids=["a log", "words"],
+)
 def test_a_lookup_imports_nothing_only_a_build_or_a_page_needs(
-    project: Project, tmp_path: Path
+    project: Project, tmp_path: Path, query: list[str]
 ) -> None:
     env = dict(os.environ, GBSITE_CACHE_DIR=str(tmp_path / "cache"))
     root = ["--root", str(project.root)]
-    log = REPO / "tests" / "data" / "logs" / "multi.log"
-    first = gbsite(*root, "lookup", str(log), env=env)  # builds the index into the cache
+    first = gbsite(*root, "lookup", *query, env=env)  # builds the index into the cache
     assert first.returncode == 0, first.stderr
-    done, imported = imports_of([*root, "lookup", str(log)], HEAVY, env)
+    done, imported = imports_of([*root, "lookup", *query], HEAVY, env)
     assert done.stdout == first.stdout
     assert imported == [], done.stderr
 

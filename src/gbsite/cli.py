@@ -13,7 +13,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from gbsite import parsed
 from gbsite.arguments import Handler, build_parser, command_of
@@ -25,7 +24,11 @@ from gbsite.errors import (
     GbsiteError,
     one_line,
 )
+from gbsite.lean_typing import TYPE_CHECKING
 from gbsite.usage import parse
+
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def main(argv: Sequence[str] | None = None) -> int:

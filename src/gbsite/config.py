@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from gbsite import releases
 from gbsite.errors import GbsiteError, Problem
 from gbsite.fs.files import read_input_text
+from gbsite.lean_typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAME = "gbsite.toml"
 

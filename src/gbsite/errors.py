@@ -6,7 +6,8 @@ import functools
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+
+from gbsite.lean_typing import NamedTuple
 
 
 class Problem(NamedTuple):

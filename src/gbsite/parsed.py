@@ -30,7 +30,11 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+
+from gbsite.lean_typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 FOLDER = "parsed"
 MAX_BYTES = 8 * 2**20  # a larger file is not one gbsite wrote: ignored

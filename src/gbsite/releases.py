@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from gbsite.errors import Problem
 from gbsite.fs.files import read_input
+from gbsite.lean_typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # at run time, only the standard library (see above)
     from gbsite.registry.model import Entry

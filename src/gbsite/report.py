@@ -9,9 +9,12 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
 
 from gbsite.errors import GbsiteError, Problem, json_printable, one_line, printable
+from gbsite.lean_typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def report(

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING
+
+from gbsite.lean_typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gbsite.config import Config

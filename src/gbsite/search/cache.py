@@ -16,10 +16,10 @@ from __future__ import annotations
 import os
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gbsite.errors import GbsiteError
 from gbsite.fs.files import read_input
+from gbsite.lean_typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gbsite.config import Config

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gbsite.errors import GbsiteError, one_line
+from gbsite.lean_typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse

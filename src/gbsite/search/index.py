@@ -15,10 +15,10 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gbsite import urls
 from gbsite.fs.files import read_input
+from gbsite.lean_typing import TYPE_CHECKING
 from gbsite.search import rules
 from gbsite.search.model import SearchEntry, SearchText
 

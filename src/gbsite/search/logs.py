@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from gbsite.lean_typing import NamedTuple
 from gbsite.search import match
 from gbsite.search.match import Candidates, Target
 from gbsite.search.model import Match, SearchEntry

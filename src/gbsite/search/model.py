@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from gbsite.lean_typing import NamedTuple
 
 
 # Named tuples, not dataclasses: `gbsite lookup` makes ~1,300 of them from the index on every

@@ -10,7 +10,11 @@ Python's `re` and JavaScript's RegExp read alike; flags are given in JavaScript'
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from gbsite.lean_typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 WORD_CHARS = "a-z0-9_"  # what a word is made of, in a lower-case text
 

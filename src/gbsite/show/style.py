@@ -4,7 +4,7 @@ the page machinery (the record, YAML, captions: about 45 ms, which doubled a loo
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from gbsite.lean_typing import NamedTuple
 
 WIDTH = 100  # wrap prose at this width, or the terminal's if narrower
 
