@@ -106,9 +106,11 @@ def entries_for(
 # Sources, not compiled patterns: only the build needs them (re keeps them compiled), and
 # `gbsite lookup`, which imports this module, does not compile them.
 _FENCE_LINE = r"(?m)^ {0,3}(`{3,}|~{3,}).*$"
-_LINK = r"!?\[([^\]]*)\]\([^)]*\)"
+# An image's `!` or a link's `[` first: a pattern that begins with one of two literals lets `re`
+# skip to them, where `!?\[` was tried at every character (twice as slow over the docs).
+_LINK = r"(?:!\[|\[)([^\]]*)\]\([^)]*\)"
 _TAG = r"<[^>]+>"
-_MARKUP = r"[*`#>|~]+"
+_MARKUP = "*`#>|~"
 
 
 def plain_markdown(source: str, limit: int = 4000) -> str:
@@ -119,7 +121,9 @@ def plain_markdown(source: str, limit: int = 4000) -> str:
 
     text = re.sub(_FENCE_LINE, " ", source)
     text = re.sub(_LINK, r"\1", text)
-    text = re.sub(_MARKUP, " ", re.sub(_TAG, " ", text))
+    text = re.sub(_TAG, " ", text)
+    for mark in _MARKUP:  # each a space, not each run: the spaces are joined below
+        text = text.replace(mark, " ")
     return " ".join(html.unescape(text).split())[:limit]
 
 
