@@ -48,8 +48,8 @@ def described(cls: type) -> dict[str, object]:
         if key not in ("__annotations__", "__new__", "__orig_bases__")
     }
     return {
-        "fields": cls._fields,  # type: ignore[attr-defined]
-        "defaults": cls._field_defaults,  # type: ignore[attr-defined]
+        "fields": cls._fields,
+        "defaults": cls._field_defaults,
         "annotated": list(cls.__annotations__),
         "new": list(cls.__new__.__annotations__),
         "bases": cls.__bases__,
