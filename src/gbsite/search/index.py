@@ -131,12 +131,22 @@ def index_js(
     entries: Iterable[SearchEntry], categories: Sequence[str], releases: Sequence[str]
 ) -> str:
     """`assets/search-index.js`: a script, not JSON, so that it loads from file:// too."""
+    entries = list(entries)
+    return index_head(entries, categories, releases) + index_tail([e.info for e in entries])
+
+
+def index_head(
+    entries: Sequence[SearchEntry], categories: Sequence[str], releases: Sequence[str]
+) -> str:
+    """The index up to its contributed text: its registry texts, and which entries have
+    contributed text. A save in `gbsite serve` changes contributed text only, so serve keeps
+    this part (site/pages.py). The index is one JSON object, written a key at a time:
+    json.dumps writes each value the same whether in the object or alone."""
     from gbsite.releases import order
     from gbsite.search.match import keys_of
 
     release_index = {label: i for i, label in enumerate(releases)}
     category_bit = {key: 1 << i for i, key in enumerate(categories)}
-    entries = list(entries)
     rows = [
         [
             e.id,
@@ -160,20 +170,24 @@ def index_js(
         ]
         for e in entries
     ]
-    # The contributed text apart, after the entries: `gbsite lookup` of a log never parses it;
-    # then the rules, which lookup has in search.rules.
-    data = {
-        "categories": list(categories),
-        "releases": list(releases),
-        "newest": max(releases, key=order, default=""),  # for the note on an unknown id
-        "entries": rows,
-        "info": [e.info for e in entries],
-        "rules": rules.as_json(),
-    }
+    newest = max(releases, key=order, default="")  # for the note on an unknown id
     # ASCII: the few other characters escaped keep the file a plain byte string, which
     # `gbsite lookup` decodes and parses faster.
-    payload = json.dumps(data, separators=(",", ":"))
-    return f"{_INDEX_START}{payload};\n"
+    return (
+        f"{_INDEX_START}{{"
+        f'"categories":{_json(list(categories))},"releases":{_json(list(releases))},'
+        f'"newest":{_json(newest)},"entries":{_json(rows)}'
+    )
+
+
+def index_tail(info: Sequence[str]) -> str:
+    """The rest of the index: the contributed text apart, after the entries (`gbsite lookup`
+    of a log never parses it), then the rules, which lookup has in search.rules."""
+    return f',"info":{_json(list(info))},"rules":{_json(rules.as_json())}}};\n'
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 _INDEX_START = "window.GBSITE_SEARCH="

@@ -176,19 +176,36 @@ def search_index(site: SiteModel) -> str:
     from gbsite.search import index as search
 
     global _SEARCHED
-    if _SEARCHED is None or _SEARCHED[0] is not site.registry:  # once per registry (serve)
+    if _SEARCHED is None or _SEARCHED.registry is not site.registry:  # once per registry (serve)
         older = adjacent.merged(legacy.aliases(site.legacy), adjacent.aliases(site.adjacent))
-        _SEARCHED = (site.registry, search.entries_for(site.registry, site.views, {}, older))
+        entries_for = search.entries_for(site.registry, site.views, {}, older)
+        _SEARCHED = _Searched(site.registry, entries_for)
     info = {p.view.id: _searched_text(p.info_block) for p in site.entries if p.info_block}
     entries = [
-        e._replace(has_info=bool(info.get(e.id)), info=info.get(e.id, "")) for e in _SEARCHED[1]
+        e._replace(has_info=bool(info.get(e.id)), info=info.get(e.id, ""))
+        for e in _SEARCHED.entries
     ]
-    return search.index_js(entries, [c.key for c in site.categories], site.registry.labels)
+    categories, labels = [c.key for c in site.categories], site.registry.labels
+    made_of = (tuple(e.has_info for e in entries), tuple(categories), tuple(labels))
+    if _SEARCHED.head_made_of != made_of:
+        _SEARCHED.head = search.index_head(entries, categories, labels)
+        _SEARCHED.head_made_of = made_of
+    return _SEARCHED.head + search.index_tail([e.info for e in entries])
 
 
-# The registry's texts as the search index has them, for the last registry seen: serve builds
-# again after every save, and a save changes contributed text, not the registry.
-_SEARCHED: tuple[Registry, list[SearchEntry]] | None = None
+@dataclass
+class _Searched:
+    """The registry's texts as the search index has them, for the last registry seen, and the
+    index's text up to the contributed text (~60 % of making the index): serve builds again
+    after every save, and a save changes contributed text, not the registry."""
+
+    registry: Registry
+    entries: list[SearchEntry]
+    head: str = ""
+    head_made_of: tuple[object, ...] = ()
+
+
+_SEARCHED: _Searched | None = None
 
 
 @functools.lru_cache(maxsize=4096)
