@@ -366,6 +366,10 @@ def test_release_pages(history_built: Project) -> None:
     assert "gb0060.html" in removed
     changed = page.split('id="changed"')[1].split('id="removed"')[0]
     assert "gb0001.html" in changed and "(hints)" in changed
+    # An id added in a release is listed as added, never also as changed in it.
+    added = page.split('id="added"')[1].split('id="changed"')[0]
+    links = re.compile(r"gb\d{4}\.html")
+    assert links.findall(added) and not set(links.findall(added)) & set(links.findall(changed))
 
 
 @pytest.mark.repo_data

@@ -164,37 +164,38 @@ def release_pages(
     views: list[EntryView],
     fixes: dict[str, list[EntryView]] | None = None,
 ) -> list[ReleasePage]:
-    """`fixes`: by imported release, the pages whose repro stops breaking with it."""
+    """`fixes`: by imported release, the pages whose repro stops breaking with it. One pass
+    over the pages, each listed under the releases it was added, changed and removed in (serve
+    makes these pages again after every save)."""
     index = {label: i for i, label in enumerate(registry.labels)}
-    pages = []
-    for i, source in enumerate(registry.sources):
-        label = source.label
-        added, changed, removed = [], [], []
-        for view in views:
-            entry = view.entry
-            if entry.added == label:
-                added.append(view)
-            if entry.removed == label:
-                removed.append(view)
-            revisions = [*entry.history, *entry.replaced]
-            if entry.added != label and any(r.current_since == label for r in revisions):
-                new = next(r.text for r in revisions if r.current_since == label)
-                old = _current_before(revisions, index, i)
-                fields = _text_fields_changed(old, new) if old else ()
-                changed.append(Change(view, fields))
-        pages.append(
-            ReleasePage(
-                label,
-                registry.labels[i - 1] if i else None,
-                source.entries,
-                source.items,
-                tuple(added),
-                tuple(changed),
-                tuple(removed),
-                tuple((fixes or {}).get(label, ())),
-            )
+    added: dict[str | None, list[EntryView]] = {}
+    removed: dict[str | None, list[EntryView]] = {}
+    changed: dict[str, list[Change]] = {}
+    for view in views:
+        entry = view.entry
+        added.setdefault(entry.added, []).append(view)
+        removed.setdefault(entry.removed, []).append(view)
+        revisions = [*entry.history, *entry.replaced]
+        for label in dict.fromkeys(r.current_since for r in revisions):  # each once, in order
+            if label is None or label == entry.added or label not in index:
+                continue
+            new = next(r.text for r in revisions if r.current_since == label)
+            old = _current_before(revisions, index, index[label])
+            fields = _text_fields_changed(old, new) if old else ()
+            changed.setdefault(label, []).append(Change(view, fields))
+    return [
+        ReleasePage(
+            source.label,
+            registry.labels[i - 1] if i else None,
+            source.entries,
+            source.items,
+            tuple(added.get(source.label, ())),
+            tuple(changed.get(source.label, ())),
+            tuple(removed.get(source.label, ())),
+            tuple((fixes or {}).get(source.label, ())),
         )
-    return pages
+        for i, source in enumerate(registry.sources)
+    ]
 
 
 def coverage_summary(
