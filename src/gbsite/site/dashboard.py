@@ -168,13 +168,14 @@ def release_pages(
     over the pages, each listed under the releases it was added, changed and removed in (serve
     makes these pages again after every save)."""
     index = {label: i for i, label in enumerate(registry.labels)}
-    added: dict[str | None, list[EntryView]] = {}
-    removed: dict[str | None, list[EntryView]] = {}
+    added: dict[str, list[EntryView]] = {}
+    removed: dict[str, list[EntryView]] = {}
     changed: dict[str, list[Change]] = {}
     for view in views:
         entry = view.entry
         added.setdefault(entry.added, []).append(view)
-        removed.setdefault(entry.removed, []).append(view)
+        if entry.removed is not None:
+            removed.setdefault(entry.removed, []).append(view)
         revisions = [*entry.history, *entry.replaced]
         for label in dict.fromkeys(r.current_since for r in revisions):  # each once, in order
             if label is None or label == entry.added or label not in index:
