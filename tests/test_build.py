@@ -1111,7 +1111,7 @@ def test_blocks_kept_by_the_last_command_are_not_rendered_again(
     monkeypatch.setattr(BlockRenderer, "__call__", counted)
     build.build(cfg, tmp_path / "one", parallel=True)
     (kept,) = (tmp_path / "cache" / "blocks").iterdir()
-    blocks = len(json.loads(kept.read_text()))
+    blocks = len(kept.read_text().splitlines())
     assert blocks > 500 and len(rendered) < blocks  # the forked worker rendered some
     rendered.clear()
     build.build(cfg, tmp_path / "two", parallel=False)
@@ -1133,7 +1133,9 @@ def test_blocks_kept_by_the_last_command_are_not_rendered_again(
     assert len(rendered) == blocks
 
 
-@pytest.mark.parametrize("damage", ["not json", "a list", "text that is no block", "a folder"])
+@pytest.mark.parametrize(
+    "damage", ["not UTF-8", "lines of no key", "text that is no block", "a folder"]
+)
 def test_a_damaged_block_cache_is_ignored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_build: CleanBuild, damage: str
 ) -> None:
@@ -1152,14 +1154,16 @@ def test_a_damaged_block_cache_is_ignored(
     path = blockcache.cache_file(fingerprint.inputs(cfg).generation)
     assert not path.parent.exists()
     path.parent.mkdir(parents=True)
-    if damage == "not json":
-        path.write_bytes(b"\xff{not json")
-    elif damage == "a list":
-        path.write_text("[1, 2]")
+    good = (clean_build.cache_dir / "blocks").iterdir()
+    if damage == "not UTF-8":
+        path.write_bytes(next(good).read_bytes() + b"\xff")
+    elif damage == "lines of no key":  # each block's line without the space after its key
+        lines = next(good).read_text().splitlines()
+        path.write_text("".join(line.replace(" ", "", 1) + "\n" for line in lines))
     elif damage == "text that is no block":  # every key of the committed docs, wrong values
-        good = json.loads(next((clean_build.cache_dir / "blocks").iterdir()).read_text())
+        keys = [line.split(" ")[0] for line in next(good).read_text().splitlines()]
         values = ["", "[]", '{"sections": [], "classes": []}', '{"sections": 1}', "null"]
-        path.write_text(json.dumps({k: values[i % 5] for i, k in enumerate(good)}))
+        path.write_text("".join(f"{k} {values[i % 5]}\n" for i, k in enumerate(keys)))
     else:
         path.mkdir()
     assert build.build(cfg, tmp_path / "site", parallel=False).outputs == clean_build.outputs

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -73,17 +74,32 @@ def test_only_the_newest_files_stay(cache: Path) -> None:
     cache.mkdir(parents=True)
     old = []
     for n in range(blockcache.KEEP + 2):
-        path = cache / f"{n:016x}.json"
-        path.write_text(json.dumps({"k": blockcache.encode(BLOCK)}))
+        path = cache / f"{n:016x}{blockcache.SUFFIX}"
+        path.write_text(f"k {blockcache.encode(BLOCK)}\n")
         os.utime(path, (1_000_000 + n, 1_000_000 + n))
         old.append(path)
+    before = cache / f"{0:016x}.json"  # an older gbsite's file (a JSON map), never read now
+    before.write_text(json.dumps({"k": blockcache.encode(BLOCK)}))
     used = blockcache.load(json.dumps("a generation"))  # a file of its own, written below
     os.utime(old[0], None)  # read by a build just now: among the newest
     blockcache.save(used, {"k": blockcache.encode(BLOCK)})
     left = sorted(p.name for p in cache.iterdir())
     assert len(left) == blockcache.KEEP
     assert used.path.name in left and old[0].name in left and old[-1].name in left
-    assert old[1].name not in left
+    assert old[1].name not in left and before.name not in left
+
+
+def test_a_block_is_one_line_whatever_its_text() -> None:
+    """Line breaks of every kind in the HTML stay inside their block's line."""
+    html = "a\nb\rc\r\nd\u2028e\u2029f\x85g\x0bh\x0ci\x1cj"
+    block = RenderedBlock(replace(BLOCK.reading, rest=(RenderedPart("rest", html, html),)), ())
+    store = blockcache.load("generation")
+    store.add("GB0003", "one", block)
+    store.add("GB0004", "two", BLOCK)
+    blockcache.save(store, store.new)
+    assert len(store.path.read_bytes().split(b"\n")) == 3  # two lines and the end
+    again = blockcache.load("generation")
+    assert again.get("GB0003", "one") == block and again.get("GB0004", "two") == BLOCK
 
 
 def test_a_cache_folder_that_cannot_be_written_is_no_error(tmp_path: Path) -> None:
