@@ -962,7 +962,8 @@ def test_a_cold_build_reads_the_scans_its_worker_wrote(
 
     monkeypatch.setenv("GBSITE_CACHE_DIR", str(tmp_path / "cache"))
     cfg = config.load(make_project(tmp_path / "proj", docs=True).root)
-    scans = tmp_path / "cache" / parsed.FOLDER / f"markdown-scan-{annotations._scanner_name()}.json"
+    name = f"markdown-scan-{annotations._scanner_name()}.lines"
+    scans = tmp_path / "cache" / parsed.FOLDER / name
     here = os.getpid()
     scanned_here: list[str] = []
     scan, read_pages = annotations._scan, load._read_pages

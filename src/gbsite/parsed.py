@@ -1,7 +1,8 @@
 """What parsing a YAML or TOML text gave, scanning a docs block's Markdown for its fences
 (examples/annotations.py) or an example's Python for where it binds a name (examples/shown.py),
 kept between commands in the user's cache folder (config.cache_dir()):
-`parsed/KIND-VERSION.json`, a map from a text (by its SHA-256, but for TOML) to its data as JSON.
+`parsed/KIND-VERSION.lines`, a text's key (its SHA-256, but for TOML the text) and its data as
+JSON, a line each (fs/files.py:read_json_lines: each text decoded only when it is used).
 
 Parsing is a function of the text, so a text parsed before is not parsed again: the registry's
 and the record's YAML were most of a build's load phase (~0.6 s of ~0.9 s), and tomllib's
@@ -64,17 +65,14 @@ class _Store:
     def save(self) -> None:
         if not self.new:
             return
-        import json
-
-        from gbsite.fs.files import write_cache
+        from gbsite.fs.files import json_lines, write_cache
 
         ours = {**(self.kept or {}), **self.new}
         recent = {key: ours[key] for key in self.used}  # used: found in kept or new
         kept = self.kept
         if kept is None or _stamp(self.path) != self.stamp:
             kept = _read(self.path)[1]  # what another command wrote meanwhile too
-        data = json.dumps(_trimmed(kept, recent), separators=(",", ":"))
-        write_cache(self.path, data.encode())
+        write_cache(self.path, json_lines(_trimmed(kept, recent)))
 
 
 def _trimmed(kept: dict[str, str], recent: dict[str, str]) -> dict[str, str]:
@@ -93,8 +91,8 @@ def _trimmed(kept: dict[str, str], recent: dict[str, str]) -> dict[str, str]:
 
 
 def _size(key: str, value: str) -> int:
-    """About what an entry takes in the file (escapes aside)."""
-    return len(key) + len(value) + 6
+    """About what an entry takes in the file (escapes of the key aside)."""
+    return len(key) + len(value) + 3  # the key's quotes, the line break
 
 
 def _stamp(path: Path) -> Stamp | None:
@@ -108,10 +106,10 @@ def _stamp(path: Path) -> Stamp | None:
 
 def _read(path: Path) -> tuple[Stamp | None, dict[str, str]]:
     """The file's stamp (taken first: a file written meanwhile looks changed) and its map."""
-    from gbsite.fs.files import read_text_map
+    from gbsite.fs.files import read_json_lines
 
     stamp = _stamp(path)
-    return stamp, read_text_map(path, limit=MAX_BYTES)
+    return stamp, read_json_lines(path, limit=MAX_BYTES)
 
 
 @contextlib.contextmanager
@@ -152,7 +150,7 @@ def parse(kind: str, version: Callable[[], str], text: str, parser: Callable[[st
     if store is None:
         from gbsite.config import cache_dir
 
-        store = _stores[kind] = _Store(cache_dir() / FOLDER / f"{kind}-{version()}.json")
+        store = _stores[kind] = _Store(cache_dir() / FOLDER / f"{kind}-{version()}.lines")
     key = text if kind == "toml" else _digest(text)
     found = store.get(key)
     if found is not None:

@@ -10,9 +10,12 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gbsite import config, parsed
 from gbsite.errors import GbsiteError
+from gbsite.fs.files import json_lines, read_json_lines
 from gbsite.registry import yamlio
 
 PATH = Path("registry/gb/GB0025.yaml")
@@ -95,7 +98,7 @@ def test_a_text_that_fails_is_never_kept(cache: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "damage", ["not json", "a list", "values not text", "not json inside", "a folder", "a pipe"]
+    "damage", ["not UTF-8", "no keys", "a key not closed", "not json inside", "a folder", "a pipe"]
 )
 def test_a_damaged_cache_file_is_ignored_and_replaced(
     cache: Path, parses: list[str], damage: str
@@ -103,15 +106,15 @@ def test_a_damaged_cache_file_is_ignored_and_replaced(
     with parsed.session():
         good = yamlio.load(PATH, TEXT)
     [file] = cache.iterdir()
-    key = next(iter(json.loads(file.read_text())))
-    if damage == "not json":
-        file.write_bytes(b"\xff{")
-    elif damage == "a list":
-        file.write_text("[1]")
-    elif damage == "values not text":
-        file.write_text(json.dumps({key: {"id": "planted"}}))
+    key = next(iter(read_json_lines(file, limit=parsed.MAX_BYTES)))
+    if damage == "not UTF-8":
+        file.write_bytes(file.read_bytes() + b"\xff")
+    elif damage == "no keys":  # each line without its key
+        file.write_text("[1]\n" + file.read_text().split('"', 2)[2])
+    elif damage == "a key not closed":
+        file.write_text(f'"{key}\n')
     elif damage == "not json inside":
-        file.write_text(json.dumps({key: "{planted"}))
+        file.write_bytes(json_lines({key: "{planted"}))
     elif damage == "a folder":
         file.unlink()
         file.mkdir()
@@ -163,7 +166,7 @@ def test_gbsite_toml_is_parsed_once_and_its_errors_stay_located(
     toml.write_text('[site]\ntitle = "Breaks"\n')
     with parsed.session():
         assert config.load(root).title == "Breaks"
-    assert (cache / f"toml-{parsed.python_version()}.json").is_file()
+    assert (cache / f"toml-{parsed.python_version()}.lines").is_file()
     calls: list[str] = []
     parse = config._toml
     monkeypatch.setattr(config, "_toml", lambda f, t: calls.append(t) or parse(f, t))
@@ -217,18 +220,39 @@ def test_the_file_keeps_what_was_used_last_and_what_another_command_wrote(
         for text in (a, b, c):
             yamlio.load(PATH, text)
     [file] = cache.iterdir()
-    first = json.loads(file.read_text())
+    first = read_json_lines(file, limit=parsed.MAX_BYTES)
     sizes = [parsed._size(k, v) for k, v in first.items()]
     monkeypatch.setattr(parsed, "KEEP_BYTES", sum(sizes) + max(sizes) * 3 // 2)  # room for 4
     planted = ("f" * 64, next(iter(first.values())))  # as big as the others
     with parsed.session():
         yamlio.load(PATH, a)  # used again: now the last used
         yamlio.load(PATH, d)  # new: the file is written
-        file.write_text(json.dumps({**first, planted[0]: planted[1]}))  # by another command
-    kept = json.loads(file.read_text())
+        file.write_bytes(json_lines({**first, planted[0]: planted[1]}))  # by another command
+    kept = read_json_lines(file, limit=parsed.MAX_BYTES)
     assert list(kept) == [list(first)[2], planted[0], *list(first)[:1], list(kept)[-1]]
     assert parses == [a, b, c, d]
     with parsed.session():  # b, used longest ago, was left out
         for text in (c, a, d, b):
             yamlio.load(PATH, text)
     assert parses == [a, b, c, d, b]
+
+
+JSON_DATA = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+# Keys are digests or whole TOML texts: line breaks of every kind, quotes, backslashes.
+KEY_TEXT = st.text(st.sampled_from('a "\\\n\r\t\x85\u2028\u2029\x0b\x1c\x00é\U0001f600'))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(KEY_TEXT | st.text(), JSON_DATA, max_size=6))
+def test_a_file_of_json_lines_gives_back_each_key_and_text(
+    tmp_path_factory: pytest.TempPathFactory, data: dict[str, object]
+) -> None:
+    texts = {key: json.dumps(value, separators=(",", ":")) for key, value in data.items()}
+    path = tmp_path_factory.mktemp("lines") / "kept.lines"
+    path.write_bytes(json_lines(texts))
+    assert read_json_lines(path, limit=parsed.MAX_BYTES) == texts
+    assert path.read_bytes().count(b"\n") == len(texts)  # a line each

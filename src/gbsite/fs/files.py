@@ -271,6 +271,37 @@ def read_text_map(path: Path, *, limit: int) -> dict[str, str]:
     return data
 
 
+def read_json_lines(path: Path, *, limit: int) -> dict[str, str]:
+    """A cache file of JSON texts by key, a line each: the key as a JSON string, then the text
+    (JSON has no line break). {} when the file is missing, unreadable, larger than `limit` or
+    not UTF-8; a line that does not start with a key is left out. The texts are not decoded:
+    a caller decodes those it uses (a JSON map of JSON texts costs a decoding of each twice)."""
+    import json
+
+    try:
+        text = read_input(path, limit=limit).decode()
+    except (OSError, GbsiteError, ValueError):  # ValueError: not UTF-8
+        return {}
+    key_of = json.JSONDecoder().raw_decode
+    kept = {}
+    for line in text.split("\n"):
+        if line.startswith('"'):
+            try:
+                key, end = key_of(line)
+            except ValueError:
+                continue
+            kept[key] = line[end:]
+    return kept
+
+
+def json_lines(texts: dict[str, str]) -> bytes:
+    """What read_json_lines reads back as `texts`, whose values are JSON texts (no line
+    break: json.dumps escapes them)."""
+    import json
+
+    return "".join(f"{json.dumps(key)}{text}\n" for key, text in texts.items()).encode()
+
+
 def write_cache(path: Path, data: bytes) -> None:
     """Write a cache file atomically; in a cache folder that cannot be written, nothing (the
     next command does the work again)."""
