@@ -1,6 +1,7 @@
 """search/index.py's plain_markdown: a docs block as the words the search index holds. Checked
 against the rules written as plainly as they read (each a regular expression over the text), on
-every block of docs/gb/ and on made-up text full of the characters they act on."""
+every block of docs/gb/ and on made-up text full of the characters they act on. And index_tail:
+the blocks' words of every entry as one JSON list."""
 
 from __future__ import annotations
 
@@ -83,3 +84,19 @@ def test_what_it_keeps_and_drops() -> None:
         "```python\ny = f(x)\n```\n<b>a &amp; b</b> **c**"
     )
     assert plain_markdown(source) == "Fix See a graph and torch.cond . y = f(x) a & b c"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(), max_size=8), st.lists(st.text(), max_size=8))
+def test_the_index_tail_is_its_info_as_one_json_list(first: list[str], then: list[str]) -> None:
+    """index_tail writes each text's JSON, kept per text, joined: what json.dumps writes for the
+    list, also when the same texts come again in another order (serve's next save)."""
+    import json
+
+    from gbsite.search import index, rules
+
+    for info in (first, then, then[::-1] + first):
+        expected = json.dumps(
+            {"info": info, "rules": rules.as_json()}, separators=(",", ":")
+        ).removeprefix("{")
+        assert index.index_tail(info) == f",{expected};\n"

@@ -9,6 +9,7 @@ lookup costs one JSON parse rather than loading the registry.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -183,11 +184,19 @@ def index_head(
 def index_tail(info: Sequence[str]) -> str:
     """The rest of the index: the contributed text apart, after the entries (`gbsite lookup`
     of a log never parses it), then the rules, which lookup has in search.rules."""
-    return f',"info":{_json(list(info))},"rules":{_json(rules.as_json())}}};\n'
+    texts = ",".join(map(_json_text, info))  # what _json(list(info)) writes
+    return f',"info":[{texts}],"rules":{_json(rules.as_json())}}};\n'
 
 
 def _json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _json_text(text: str) -> str:
+    """One entry's contributed text as JSON, kept per text: serve writes the index again after
+    every save, which changes one of them (~1.3 MB of JSON for the committed docs: ~3.5 ms)."""
+    return json.dumps(text)
 
 
 _INDEX_START = "window.GBSITE_SEARCH="

@@ -180,17 +180,18 @@ def search_index(site: SiteModel) -> str:
         older = adjacent.merged(legacy.aliases(site.legacy), adjacent.aliases(site.adjacent))
         entries_for = search.entries_for(site.registry, site.views, {}, older)
         _SEARCHED = _Searched(site.registry, entries_for)
-    info = {p.view.id: _searched_text(p.info_block) for p in site.entries if p.info_block}
-    entries = [
-        e._replace(has_info=bool(info.get(e.id)), info=info.get(e.id, ""))
-        for e in _SEARCHED.entries
-    ]
+    found = {p.view.id: _searched_text(p.info_block) for p in site.entries if p.info_block}
+    info = [found.get(e.id, "") for e in _SEARCHED.entries]
     categories, labels = [c.key for c in site.categories], site.registry.labels
-    made_of = (tuple(e.has_info for e in entries), tuple(categories), tuple(labels))
+    made_of = (tuple(map(bool, info)), tuple(categories), tuple(labels))
     if _SEARCHED.head_made_of != made_of:
+        entries = [
+            e._replace(has_info=bool(text), info=text)
+            for e, text in zip(_SEARCHED.entries, info, strict=True)
+        ]
         _SEARCHED.head = search.index_head(entries, categories, labels)
         _SEARCHED.head_made_of = made_of
-    return _SEARCHED.head + search.index_tail([e.info for e in entries])
+    return _SEARCHED.head + search.index_tail(info)
 
 
 @dataclass
