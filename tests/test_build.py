@@ -760,6 +760,9 @@ def test_cached_builds_follow_every_kind_of_change(tmp_path: Path) -> None:
     cache = BuildCache()
     served = tmp_path / "served"
     build.build(cfg, served, skip_unchanged=False, cache=cache)
+    assert cache.model is not None
+    # A page whose break upgrading fixes: a release page lists it.
+    fixed = next(v.id for listed in cache.model.fixes.values() for v in listed)
 
     def edit_block(gb_id: str, text: str) -> Path:
         doc = proj.docs / f"{gb_id.lower()}.md"
@@ -784,6 +787,7 @@ def test_cached_builds_follow_every_kind_of_change(tmp_path: Path) -> None:
         "prose edited": lambda: edit_block("GB0025", "\nA note about GB0170.\n"),
         # A verified page loses its examples: its state, the dashboard and the index change.
         "examples removed": lambda: edit_block("GB0003", "\nNothing to show yet.\n"),
+        "a fixed break's examples removed": lambda: edit_block(fixed, "\nNot fixed now.\n"),
         "docs file deleted": lambda: delete(proj.docs / "gb0030.md"),
         "new highlight rules": lambda: edit_block(
             "GB0040", "\n```python\nasync def f():\n    await g()  # a comment\n```\n"
