@@ -4,7 +4,8 @@ docs/gb/ costs what it changes: parsed inputs, entry page models, rendered block
 Everything is keyed by the inputs it came from. The registry, the record of examples, the
 templates, gbsite.toml and gbsite's own code together form the cache's generation: when any of
 them changes, everything is dropped. Within a generation, a docs file is parsed again only when
-its bytes change, an entry page's model only when its block does, and each file of the site is
+its bytes change, an entry page's model only when its block does (the dashboard and release
+pages only when what they count does: content.py's model), and each file of the site is
 rendered again only when the key the page table gives it changes (pages.py).
 """
 
