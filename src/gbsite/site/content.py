@@ -491,19 +491,24 @@ def model(cfg: Config, inputs: Inputs, previous: SiteModel | None = None) -> Sit
     registry, views, docs, examples = inputs.registry, inputs.views, inputs.docs, inputs.examples
     # Within a generation (cache.py) the record and settings are the same: the registry tells.
     kept = previous if previous is not None and previous.registry is registry else None
-    known = {p.view.id: p for p in kept.entries} if kept is not None else {}
+    known: dict[str, tuple[EntryPage, IndexRow]] = {}  # each page with its row of the index
+    if kept is not None:
+        known = {p.view.id: (p, row) for p, row in zip(kept.entries, kept.index, strict=True)}
     make = EntryPages(cfg, registry, examples, kept.raised if kept is not None else None)
-    entries = []
+    entries, index = [], []
     for i, view in enumerate(views):
         doc = docs.get(view.id)
         reused = known.get(view.id)
         block = doc.block if doc is not None and doc.has_content else None
-        if reused is not None and reused.info_block == block:
-            entries.append(reused)
+        if reused is not None and reused[0].info_block == block:
+            entries.append(reused[0])
+            index.append(reused[1])
             continue
         prev = views[i - 1] if i else None
         next = views[i + 1] if i + 1 < len(views) else None
-        entries.append(make.page(view, prev, next, doc))
+        page = make.page(view, prev, next, doc)
+        entries.append(page)
+        index.append(index_row(page, examples.releases))
     has_info = {gb_id: doc.has_content for gb_id, doc in docs.items()}
     info = SiteInfo(
         cfg.title,
@@ -529,9 +534,6 @@ def model(cfg: Config, inputs: Inputs, previous: SiteModel | None = None) -> Sit
     for p in entries:
         if p.fixed_since is not None and p.fixed_since in labels:
             fixes.setdefault(labels[p.fixed_since], []).append(p.view)
-    rows: dict[str, tuple[EntryPage, IndexRow]] = {}
-    if kept is not None:
-        rows = {p.view.id: (p, row) for p, row in zip(kept.entries, kept.index, strict=True)}
     made_of = (has_info, covered, tuple(by_release))  # all the dashboard is made of, but views
     releases, board = None, None
     if kept is not None and kept.views is views:
@@ -554,16 +556,8 @@ def model(cfg: Config, inputs: Inputs, previous: SiteModel | None = None) -> Sit
         has_info=has_info,
         legacy=inputs.legacy,
         adjacent=inputs.adjacent,
-        index=tuple(_row(rows, p, examples.releases) for p in entries),
+        index=tuple(index),
         states=tuple((str(s), STATE_TEXT[s][0]) for s in State),
         fixes=fixes,
         raised=make.raised,
     )
-
-
-def _row(
-    rows: dict[str, tuple[EntryPage, IndexRow]], page: EntryPage, releases: Sequence[str]
-) -> IndexRow:
-    """The page's row of the index: the last model's when the page is the one it had."""
-    kept = rows.get(page.view.id)
-    return kept[1] if kept is not None and kept[0] is page else index_row(page, releases)
