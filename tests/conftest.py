@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+import data_reads
 from gbsite import cli, config, releases
 from gbsite.docs import files as docs
 from gbsite.registry import store
@@ -50,8 +51,11 @@ MEMORY_NEEDED = 4 * 2**30  # bytes free
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The tests' temporary folders (tmp_path, and what their child processes make) in MEMORY
+    """data_reads' hooks and fixture (the module is imported here, for conftest's helpers); and
+    the tests' temporary folders (tmp_path, and what their child processes make) in MEMORY
     when it is a large enough tmpfs, unless TMPDIR or --basetemp names a place."""
+    if not config.pluginmanager.is_registered(data_reads):
+        config.pluginmanager.register(data_reads, "data_reads")
     chosen = os.environ.get("TMPDIR")  # MEMORY itself when xdist's workers inherit it from here
     if (chosen and Path(chosen) != MEMORY) or config.option.basetemp:
         return
@@ -88,9 +92,14 @@ def snapshot_json(label: str) -> dict[str, list[dict[str, object]]]:
 
 
 @functools.cache
-def committed() -> Registry:
-    """The committed registry (do not change it: it is shared)."""
+def _committed() -> Registry:
     return store.load(REPO / "registry")
+
+
+def committed() -> Registry:
+    """The committed registry (do not change it: it is shared), loaded once."""
+    data_reads.note("the committed registry (conftest.committed)")
+    return _committed()
 
 
 def labels() -> list[str]:
@@ -194,8 +203,11 @@ def make_project(
     root: Path, *, registry: bool = True, docs: bool = False, templates: bool = True
 ) -> Project:
     root.mkdir(parents=True, exist_ok=True)
-    text = (REPO / "gbsite.toml").read_text()
-    if not registry:
+    if registry:
+        text = (REPO / "gbsite.toml").read_text()
+    else:
+        with data_reads.unchanged_by_a_release():
+            text = (REPO / "gbsite.toml").read_text()
         # Nothing is imported: list no releases of the examples, which would have to be.
         found = releases.release_list(text)
         assert found is not None

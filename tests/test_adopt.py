@@ -16,6 +16,8 @@ from gbsite.errors import GbsiteError
 from gbsite.registry import store
 from gbsite.registry.model import Entry
 
+pytestmark = pytest.mark.repo_data
+
 JEKYLL = DATA / "jekyll"
 START = docs.START_MARKER
 END = docs.END_MARKER

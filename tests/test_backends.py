@@ -71,6 +71,7 @@ def fixes(path: Path) -> list[examples.Block]:
     return [b for b in examples.blocks_of("GB0025", docs.read(path)) if b.kind == examples.FIX]
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 def test_fixes_run_with_inductor_must_do_what_they_promise_with_it(
     project: Project, tmp_path: Path

@@ -274,6 +274,7 @@ def test_contributor_html_is_sanitized(history_built: Project) -> None:
     assert '<a href="https://cdn.example/diagram.png">[image: diagram]</a>' in info
 
 
+@pytest.mark.repo_data
 def test_no_request_to_another_host(built: Project) -> None:
     """Only <a href> may point elsewhere; everything that loads must be relative."""
     for path in sorted(built.site.rglob("*")):
@@ -411,6 +412,7 @@ def test_404_page_works_at_any_depth(built: Project) -> None:
     assert str(markupsafe.escape(sync_note())) in page
 
 
+@pytest.mark.repo_data
 def test_build_writes_nothing_outside_the_site(built: Project) -> None:
     before = {k: v for k, v in built.snapshot().items() if not k.startswith("site/")}
     assert built.run("build").code == 0
@@ -429,6 +431,7 @@ def test_same_inputs_give_identical_bytes(built: Project, tmp_path: Path) -> Non
     assert first == second
 
 
+@pytest.mark.repo_data
 def test_rebuild_with_nothing_changed_writes_nothing(built: Project) -> None:
     stamps = {p: p.stat().st_mtime_ns for p in built.site.rglob("*") if p.is_file()}
     result = built.run("build")
@@ -438,6 +441,7 @@ def test_rebuild_with_nothing_changed_writes_nothing(built: Project) -> None:
     assert {p: p.stat().st_mtime_ns for p in built.site.rglob("*") if p.is_file()} == stamps
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     "change",
     [
@@ -469,6 +473,7 @@ def test_any_change_means_a_real_build(
     assert proj.run("build").out.startswith("build: nothing changed")
 
 
+@pytest.mark.repo_data
 def test_source_date_epoch_dates_the_footer(
     built: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -493,6 +498,7 @@ def site_files(proj: Project) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.repo_data
 def test_marker_error_fails_the_build_and_keeps_the_site(site_project: Project) -> None:
     before = site_files(site_project)
     doc = site_project.docs / "gb0025.md"
@@ -503,6 +509,7 @@ def test_marker_error_fails_the_build_and_keeps_the_site(site_project: Project) 
     assert site_files(site_project) == before
 
 
+@pytest.mark.repo_data
 def test_template_error_names_template_and_line(site_project: Project) -> None:
     before = site_files(site_project)
     template = site_project.root / "templates" / "entry.html.j2"
@@ -518,6 +525,7 @@ def test_template_error_names_template_and_line(site_project: Project) -> None:
     assert site_files(site_project) == before
 
 
+@pytest.mark.repo_data
 def test_template_syntax_error(site_project: Project) -> None:
     template = site_project.root / "templates" / "index.html.j2"
     template.write_text(template.read_text().replace("{% endblock %}", "{% endblok %}", 1))
@@ -526,6 +534,7 @@ def test_template_syntax_error(site_project: Project) -> None:
     assert "index.html.j2:" in result.err and "template error" in result.err
 
 
+@pytest.mark.repo_data
 def test_refuses_to_replace_a_folder_it_did_not_write(
     site_project: Project, tmp_path: Path
 ) -> None:
@@ -540,6 +549,7 @@ def test_refuses_to_replace_a_folder_it_did_not_write(
     assert result.code == 2 and "cannot be" in result.err
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     "edit",
     [
@@ -597,6 +607,7 @@ def gbsite_process(proj: Project, *args: str) -> subprocess.CompletedProcess[str
         return subprocess.CompletedProcess(command, code, out.read(), err.read())
 
 
+@pytest.mark.repo_data
 def test_parallel_build_equals_sequential(tmp_path: Path) -> None:
     """The forked build (two processes rendering and writing entry pages) writes what a build in
     one process does: first into an empty folder, then over its own site after an edit, where
@@ -673,6 +684,7 @@ def no_build_processes_left(proj: Project) -> bool:
     return found.returncode == 1
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     "template",
     ["entry.html.j2", "index.html.j2"],
@@ -696,6 +708,7 @@ def test_template_error_with_a_worker(site_project: Project, template: str) -> N
     assert no_build_processes_left(site_project)
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize("broken", ["registry", "record"])
 def test_load_error_with_the_worker_highlighting_ahead(
     site_project: Project, broken: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -748,6 +761,7 @@ def test_entry_json_beside_each_page(built: Project) -> None:
     assert 'href="gb0025.json"' in html(built, "gb/gb0025.html")
 
 
+@pytest.mark.repo_data
 def test_cached_builds_follow_every_kind_of_change(tmp_path: Path) -> None:
     """serve's builds keep a cache from one to the next; after each kind of change, what they
     serve and what they leave on disk is what a build from scratch writes."""
@@ -853,6 +867,7 @@ def test_a_registry_with_nothing_imported_is_an_error(empty_project: Project) ->
     assert not empty_project.site.exists()
 
 
+@pytest.mark.repo_data
 def test_text_outside_the_block_is_a_warning_with_its_line(site_project: Project) -> None:
     """The site shows only a docs file's block; `gbsite build` says where text written
     elsewhere in the file is, and builds the rest."""
@@ -887,6 +902,7 @@ def pygments_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
+@pytest.mark.repo_data
 def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -918,6 +934,7 @@ def test_highlighted_code_is_kept_between_builds_and_gives_the_same_bytes(
     assert len(calls) == len(kept)
 
 
+@pytest.mark.repo_data
 def test_a_cold_build_shows_the_code_its_worker_highlighted_ahead(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -953,6 +970,7 @@ def test_a_cold_build_shows_the_code_its_worker_highlighted_ahead(
     assert calls == []
 
 
+@pytest.mark.repo_data
 def test_a_cold_build_reads_the_scans_its_worker_wrote(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1020,6 +1038,7 @@ def clean_build(tmp_path_factory: pytest.TempPathFactory) -> CleanBuild:
     return CleanBuild(proj, outputs, cache, tmp / "clean")
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     "damage", ["not json", "a list", "numbers for html", "a named pipe", "a folder", "no folder"]
 )
@@ -1059,6 +1078,7 @@ def test_a_damaged_highlight_cache_is_ignored(
     assert damaged == clean
 
 
+@pytest.mark.repo_data
 def test_a_build_from_parsed_yaml_kept_by_the_last_command_writes_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_build: CleanBuild
 ) -> None:
@@ -1091,6 +1111,7 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
+@pytest.mark.repo_data
 def test_blocks_kept_by_the_last_command_are_not_rendered_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1138,6 +1159,7 @@ def test_blocks_kept_by_the_last_command_are_not_rendered_again(
     assert len(rendered) == blocks
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     "damage", ["not UTF-8", "lines of no key", "text that is no block", "a folder"]
 )
@@ -1174,6 +1196,7 @@ def test_a_damaged_block_cache_is_ignored(
     assert build.build(cfg, tmp_path / "site", parallel=False).outputs == clean_build.outputs
 
 
+@pytest.mark.repo_data
 def test_a_highlight_cache_with_markup_of_its_own_is_sanitized(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_build: CleanBuild
 ) -> None:

@@ -112,6 +112,7 @@ def releases(project: Project) -> dict[str, str]:
     return {r: f"{r}+cpu" if i == 0 else r for i, r in enumerate(found)}
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # builds the whole site
 def test_a_pull_request_gets_its_outcomes_from_ci_and_every_ci_command_passes(
     project: Project, tmp_path: Path, releases: dict[str, str]
@@ -182,6 +183,7 @@ def git(where: Path, *argv: str) -> str:
     return done.stdout
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # CI's example jobs, run in child processes
 def test_the_record_job_retries_when_the_branch_moved_and_fails_when_the_push_is_refused(
     project: Project, tmp_path: Path, releases: dict[str, str]
@@ -256,6 +258,7 @@ def test_the_record_job_retries_when_the_branch_moved_and_fails_when_the_push_is
     assert "GBSITE_RECORD_TOKEN" in line
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # CI's example jobs, run in child processes
 def test_a_block_that_fails_its_promise_fails_its_job_on_its_line_and_is_not_recorded(
     project: Project, tmp_path: Path, releases: dict[str, str]
@@ -283,6 +286,7 @@ def test_a_block_that_fails_its_promise_fails_its_job_on_its_line_and_is_not_rec
     assert states(project, "GB0025")[home] == "pending"
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # CI's example jobs, run in child processes
 def test_prose_above_a_block_and_a_build_label_change_nothing(
     project: Project, tmp_path: Path, releases: dict[str, str]
@@ -308,6 +312,7 @@ def test_prose_above_a_block_and_a_build_label_change_nothing(
     assert set(states(project, "GB0025").values()) == {"pending"}
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # CI's example jobs, run in child processes
 def test_merge_refuses_outcomes_that_disagree_and_bad_files(
     project: Project, tmp_path: Path, releases: dict[str, str]
@@ -345,6 +350,7 @@ def test_merge_refuses_outcomes_that_disagree_and_bad_files(
     assert result.code == 2 and "no outcomes-*.json" in result.err
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # imports into a project
 def test_the_daily_sync_can_run_twice_a_day(project: Project, tmp_path: Path) -> None:
     """A second run on the same day, after upstream changed, imports as main-2@DATE; one with
@@ -380,11 +386,13 @@ def test_the_daily_sync_can_run_twice_a_day(project: Project, tmp_path: Path) ->
     assert bad.code == 2 and bad.err.count("\n") == 1 and "--date 'tomorrow'" in bad.err
 
 
+@pytest.mark.repo_data
 def test_ci_releases_is_the_list_of_gbsite_toml(project: Project) -> None:
     result = project.run("ci", "releases")
     assert json.loads(result.out) == list(config.load(project.root).example_releases)
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # CI's example jobs, run in child processes
 def test_the_preview_lists_the_changed_pages_with_their_states(project: Project) -> None:
     page(project, "GB0025", CONTRIBUTION)
@@ -536,6 +544,7 @@ def test_the_install_asks_pip_for_the_index(
     assert torchenv.env_python(tmp_path / "env").exists()
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # CI's example jobs, run in child processes
 def test_two_runs_that_end_together_both_keep_their_outcomes(
     project: Project, tmp_path: Path
@@ -579,6 +588,7 @@ def test_two_runs_that_end_together_both_keep_their_outcomes(
             assert got.outcome(b.key, "2.13.0") == record.passing(b.kind), (gb_id, b.kind)
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # CI's example jobs, run in child processes
 def test_a_bad_record_is_one_line_and_never_a_forged_annotation(
     project: Project, tmp_path: Path

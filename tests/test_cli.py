@@ -31,6 +31,7 @@ def gbsite(
     )
 
 
+@pytest.mark.repo_data
 def test_version() -> None:
     result = gbsite("--version")
     assert result.returncode == 0
@@ -100,6 +101,7 @@ COMMANDS = {
 }
 
 
+@pytest.mark.repo_data
 def test_help_lists_every_command() -> None:
     result = gbsite("--help")
     assert result.returncode == 0
@@ -109,6 +111,7 @@ def test_help_lists_every_command() -> None:
         assert re.search(rf"^  {re.escape(option)}\s", result.stdout, re.M), option
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize("command", COMMANDS)
 def test_command_help(command: str) -> None:
     """Each command's --help: its usage, what it does, and each option with its help."""
@@ -123,6 +126,7 @@ def test_command_help(command: str) -> None:
     assert all(len(help.split()) >= 2 for _, help in rows), rows
 
 
+@pytest.mark.repo_data
 def test_release_lists_its_actions() -> None:
     result = gbsite("release", "--help")
     assert result.returncode == 0
@@ -134,6 +138,7 @@ def test_release_lists_its_actions() -> None:
     )
 
 
+@pytest.mark.repo_data
 def test_unknown_command_is_a_usage_error() -> None:
     result = gbsite("frobnicate")
     assert result.returncode == 2
@@ -141,6 +146,7 @@ def test_unknown_command_is_a_usage_error() -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     ("args", "suggestion"),
     [
@@ -161,6 +167,7 @@ def test_misspelt_command_or_option_gets_a_suggestion(args: list[str], suggestio
     assert suggestion in result.stderr.splitlines()[-1]
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -222,12 +229,14 @@ def test_outside_a_project(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.repo_data
 def test_missing_source_file(project: Project) -> None:
     result = gbsite("--root", str(project.root), "import", "no-such-file.json", "--label", "x")
     assert result.returncode == 2
     assert result.stderr == "no-such-file.json: no such file\n"
 
 
+@pytest.mark.repo_data
 def test_bad_config_is_reported_with_line(project: Project) -> None:
     config = project.root / "gbsite.toml"
     config.write_text(
@@ -238,6 +247,7 @@ def test_bad_config_is_reported_with_line(project: Project) -> None:
     assert "gbsite.toml:9: unknown setting site.brnach" in result.stderr
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -266,6 +276,7 @@ def test_bad_arguments_get_one_line_and_no_traceback(
     assert (tmp_path / "a-file").read_text() == "not a site"
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # whole-project commands in child processes
 def test_check_reports_each_format(project: Project) -> None:
     """One problem, as a reader, a tool and GitHub Actions get it; the same exit status."""
@@ -324,6 +335,7 @@ def _shown_id() -> str:
     raise AssertionError("no page is verified with any release of the examples")
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # whole-project commands in child processes
 def test_show_as_json_is_the_page_and_the_record() -> None:
     from gbsite.examples import record as runs
@@ -367,6 +379,7 @@ def test_show_as_json_is_the_page_and_the_record() -> None:
         assert {k: v for k, v in example["outcomes"].items() if v} in recorded
 
 
+@pytest.mark.repo_data
 def test_show_as_text() -> None:
     gb_id = _shown_id()
     data = json.loads(gbsite("show", gb_id, "--format", "json").stdout)
@@ -387,6 +400,7 @@ def test_show_as_text() -> None:
     assert data["url"] in out and data["doc"] in out
 
 
+@pytest.mark.repo_data
 def test_show_styles_a_terminal_unless_no_color() -> None:
     import pty
 
@@ -421,6 +435,7 @@ def test_show_styles_a_terminal_unless_no_color() -> None:
     assert "\x1b" not in plain and f"{gb_id}: " in plain
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # whole-project commands in child processes
 @pytest.mark.parametrize(
     "form",
@@ -433,6 +448,7 @@ def test_show_takes_an_id_in_any_form(form: str) -> None:
     assert result.returncode == 0 and result.stdout == gbsite("show", gb_id).stdout
 
 
+@pytest.mark.repo_data
 def test_show_an_unknown_id_or_no_id() -> None:
     missing = unknown_id()
     result = gbsite("show", missing.lower())
@@ -445,6 +461,7 @@ def test_show_an_unknown_id_or_no_id() -> None:
     assert "names no graph-break id" in result.stderr
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # whole-project commands in child processes
 def test_lookup_show_prints_the_first_match() -> None:
     gb_id = _shown_id()
@@ -459,6 +476,7 @@ def test_lookup_show_prints_the_first_match() -> None:
         )
 
 
+@pytest.mark.repo_data
 def test_help_names_every_state_and_outcome() -> None:
     from gbsite.examples import record as runs
     from gbsite.examples.vocabulary import State
@@ -492,6 +510,7 @@ def test_help_names_every_state_and_outcome() -> None:
 # ---- gbsite lookup: stdin from a terminal, the cached index ---------------------------------
 
 
+@pytest.mark.repo_data
 def test_lookup_from_a_terminal_says_how_to_end_the_input() -> None:
     import pty
 
@@ -517,6 +536,7 @@ def test_lookup_from_a_terminal_says_how_to_end_the_input() -> None:
     assert piped.returncode == 0 and "Ctrl-D" not in piped.stderr
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # builds the whole site
 def test_lookup_before_a_build_caches_the_index(project: Project, tmp_path: Path) -> None:
     """A clone without site/: the first lookup builds the search index the site would have and
@@ -548,6 +568,7 @@ def test_lookup_before_a_build_caches_the_index(project: Project, tmp_path: Path
     assert len(list((cache / "lookup").iterdir())) == 2
 
 
+@pytest.mark.repo_data
 def test_lookup_without_a_writable_cache(project: Project, tmp_path: Path) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
@@ -559,6 +580,7 @@ def test_lookup_without_a_writable_cache(project: Project, tmp_path: Path) -> No
     assert blocked.read_text() == "not a folder"
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # whole-project commands in child processes
 def test_show_reads_a_page_s_rows_of_the_record_as_the_whole_record_has_them(
     tmp_path: Path,
@@ -601,6 +623,7 @@ HEAVY = (
 )
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     "query",
     [[str(REPO / "tests" / "data" / "logs" / "multi.log")], ["--words", "data", "dependent"]],
@@ -651,6 +674,7 @@ BUILD_PHASES = (
 )
 
 
+@pytest.mark.repo_data
 def test_a_build_with_nothing_to_do_imports_none_of_its_phases(
     empty_project: Project, tmp_path: Path
 ) -> None:

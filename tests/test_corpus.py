@@ -17,6 +17,8 @@ from gbsite.search import cache
 from gbsite.search.engine import find
 from gbsite.search.model import SearchEntry
 
+pytestmark = pytest.mark.repo_data
+
 POSTS = json.loads((DATA / "corpus" / "posts.json").read_text())["posts"]
 # Right first, at least (issue 43's goal): a change that loses posts fails. A post that a change
 # of torch's messages or of the corpus makes a miss is a row to add to

@@ -260,6 +260,7 @@ def cite(torch: Path, source: str, text: str) -> None:
     path.write_text(text)
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # `gbsite check` or `coverage` over a whole project
 def test_cited_sources_are_checked_against_the_installed_torch(
     history: Project, torch_pkg: tuple[str, Path]

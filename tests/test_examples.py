@@ -58,6 +58,7 @@ BREAK = (
 EAGER_BUG = 'raise RuntimeError("For more details, please visit: https://x.io/gb/gb{}.html")'
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 @pytest.mark.parametrize(
     ("kind", "code", "passed", "summary"),
@@ -169,6 +170,7 @@ def test_judging(
     assert result.torch == ("2.13.0+fake" if "could not" not in summary else None)
 
 
+@pytest.mark.repo_data
 def test_eager_raises_option(fake_python: str) -> None:
     """A repro whose code fails in plain PyTorch too says so on its fence, and must then fail."""
     bug = f"def fn():\n    {EAGER_BUG.format('0025')}\nfn()\n"
@@ -181,6 +183,7 @@ def test_eager_raises_option(fake_python: str) -> None:
     )
 
 
+@pytest.mark.repo_data
 def test_a_repro_that_stops_breaking_must_have_called_twice(fake_python: str) -> None:
     """A newer torch that compiles a repro's first call has not been shown to fix the break
     (a second call with other inputs may break again): once is `once`, twice is `no-break`."""
@@ -191,11 +194,13 @@ def test_a_repro_that_stops_breaking_must_have_called_twice(fake_python: str) ->
     assert twice.outcome == record.NO_BREAK
 
 
+@pytest.mark.repo_data
 def test_compile_option_names_the_callable(fake_python: str) -> None:
     code = "class M:\n    def __call__(self):\n        return 1\nmodel = M()\nmodel()\nmodel()\n"
     assert run_one(block("gb-fix", code, compile_name="model"), fake_python).passed
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 def test_a_fix_that_recompiles_as_its_inputs_change_says_so(
     project: Project, fake_python: str
@@ -216,6 +221,7 @@ def test_a_fix_that_recompiles_as_its_inputs_change_says_so(
     assert project.run("check").code == 0
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 @pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh"])
 def test_timeout(fake_python: str, fresh: bool) -> None:
@@ -235,6 +241,7 @@ def test_timeout(fake_python: str, fresh: bool) -> None:
     assert time.monotonic() - started < 20
 
 
+@pytest.mark.repo_data
 def test_every_block_runs_in_a_process_of_its_own(fake_python: str) -> None:
     """What one example leaves in its process (a module attribute, the environment, a file in
     its folder) is gone for the next, although the forked runs share one warm server."""
@@ -251,6 +258,7 @@ def test_every_block_runs_in_a_process_of_its_own(fake_python: str) -> None:
     assert all(r.passed for r in results), [r.details for r in results]
 
 
+@pytest.mark.repo_data
 def test_a_crashing_example_is_reported_and_the_others_run(fake_python: str) -> None:
     crash = "import os\ndef fn():\n    os._exit(3)\nfn()\n"
     ok = "def fn():\n    return 1\nfn()\nfn()\n"
@@ -261,6 +269,7 @@ def test_a_crashing_example_is_reported_and_the_others_run(fake_python: str) -> 
     assert fine.passed
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 def test_blocks_that_need_what_the_checker_lacks_are_not_run(
     project: Project, fake_python: str
@@ -286,6 +295,7 @@ def test_blocks_that_need_what_the_checker_lacks_are_not_run(
     assert "0 blocks" in result.out
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     ("kind", "code", "passed", "summary"),
     [
@@ -366,6 +376,7 @@ def test_bad_info_strings(info: str) -> None:
         examples.parse_info(info)
 
 
+@pytest.mark.repo_data
 def test_blocks_are_found_with_their_file_lines(project: Project) -> None:
     path = page(
         project,
@@ -395,6 +406,7 @@ def test_blocks_are_found_with_their_file_lines(project: Project) -> None:
     ]
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 def test_bad_info_string_is_reported_with_file_and_line(project: Project) -> None:
     path = page(project, "GB0025", "```python gb-repro strict=True\nfn()\n```\n")
@@ -403,6 +415,7 @@ def test_bad_info_string_is_reported_with_file_and_line(project: Project) -> Non
     assert f"gb0025.md:{line_of(path, 'gb-repro')}: unknown option `strict=True`" in result.err
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 def test_check_examples_reports_and_records(project: Project, fake_python: str) -> None:
     good = page(
@@ -442,6 +455,7 @@ def test_check_examples_reports_and_records(project: Project, fake_python: str) 
     assert record.read(record_file).rows == runs.rows
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 def test_without_torch(project: Project) -> None:
     page(project, "GB0025", "```python gb-repro\nfn()\n```\n")
@@ -453,6 +467,7 @@ def test_without_torch(project: Project) -> None:
         pytest.skip("this Python has torch")
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # builds the whole site
 def test_site_says_which_examples_are_verified(history: Project, fake_python: str) -> None:
     project = history  # its examples run against 2.13.0, 2.14.1 and 2.15.0, whatever is added
@@ -702,6 +717,7 @@ def test_real_torch_failures_are_reported_with_file_and_line(project: Project) -
     ) in result.out
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 def test_github_annotations_for_failing_examples(project: Project, fake_python: str) -> None:
     bad = page(
@@ -717,6 +733,7 @@ def test_github_annotations_for_failing_examples(project: Project, fake_python: 
     )
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # a whole-project command
 def test_malformed_record_is_a_clear_error(project: Project) -> None:
     record = project.root / "docs" / "verified-examples.yaml"
@@ -726,6 +743,7 @@ def test_malformed_record_is_a_clear_error(project: Project) -> None:
     assert re.search(r"verified-examples\.yaml(:\d+)?: not a record of examples", result.err)
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python: str) -> None:
     path = page(
@@ -751,6 +769,7 @@ def test_changed_runs_only_blocks_without_a_record(project: Project, fake_python
     ]
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # runs examples in child processes
 def test_json_output(project: Project, fake_python: str) -> None:
     page(project, "GB0029", "```python gb-repro\ndef fn(x):\n    return x\nfn(1)\n```\n")
@@ -812,6 +831,7 @@ def test_a_break_only_the_graph_break_log_shows(project: Project) -> None:
 WRONG_VALUE = "import torch\nexpected, got = '2', {}\nassert got != expected\n"
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     ("code", "outcome", "summary"),
     [
@@ -850,6 +870,7 @@ def test_a_gb_wrong_block_takes_no_options(info: str) -> None:
     assert examples.parse_info("python gb-wrong") == examples.Annotation("gb-wrong", "none")
 
 
+@pytest.mark.repo_data
 def test_wrong_values_are_recorded_and_read_back(project: Project) -> None:
     path = project.root / "docs" / "verified-examples.yaml"
     sha = "ab" * 32
@@ -865,6 +886,7 @@ def test_wrong_values_are_recorded_and_read_back(project: Project) -> None:
             record.read(path)
 
 
+@pytest.mark.repo_data
 def test_a_wrong_value_is_shown_in_a_warning_box(history: Project, fake_python: str) -> None:
     """The page warns with the block and its outcome by release; the page's coverage is what
     its other blocks make it (a gb-wrong is no example of the break)."""

@@ -30,7 +30,7 @@ from gbsite.docs.files import END_MARKER
 
 # Every case runs the command line in child processes (and many kill, fill or race them): seconds
 # each, minutes in all. The full suite runs them; the fast lane does not (docs/development.md).
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.repo_data]
 
 TIME_LIMIT = 60.0  # seconds any one command may take, on a loaded two-core machine
 

@@ -26,7 +26,7 @@ from gbsite.registry import store
 from test_faults import gbsite, one_line_error
 
 # `ci merge` and `ci preview` run in child processes.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.repo_data]
 
 EVIL = "https://evil.example"
 MIB = 2**20

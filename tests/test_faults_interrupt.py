@@ -29,6 +29,7 @@ from test_faults_newer import alive, files, spawner
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
+    pytest.mark.repo_data,
 ]
 
 TAG = "GBSITE_TEST_INTERRUPT"  # in gbsite's environment, so in every process it starts

@@ -28,7 +28,7 @@ from gbsite.examples import runner
 from test_faults import gbsite, one_line_error, tree
 
 # As in test_faults.py: every case runs the command line in child processes, seconds each.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.repo_data]
 
 RECORD = "docs/verified-examples.yaml"
 

@@ -64,6 +64,7 @@ def assert_refused(result: subprocess.CompletedProcess[str], relative: str, says
     assert relative in result.stderr, result.stderr
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize("case", HOSTILE)
 def test_the_build_refuses_a_hostile_record(project: Project, case: str) -> None:
     how, says = HOSTILE[case]
@@ -73,6 +74,7 @@ def test_the_build_refuses_a_hostile_record(project: Project, case: str) -> None
     assert not project.site.exists() and tree(project.docs) == docs
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize("case", HOSTILE)
 @pytest.mark.parametrize("command", [["lookup", "--words", "skipped"], ["build"]])
 def test_a_hostile_older_wordings_file(
@@ -84,6 +86,7 @@ def test_a_hostile_older_wordings_file(
     assert_refused(gbsite(project, *command), LEGACY, says)
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize("where", ["docs/gb/gb0003.md", "registry/resolved/2.13.0.yaml"])
 @pytest.mark.parametrize("command", ["check", "build", "sync"])
 def test_a_link_loop_among_the_inputs(project: Project, where: str, command: str) -> None:
@@ -93,6 +96,7 @@ def test_a_link_loop_among_the_inputs(project: Project, where: str, command: str
     assert (tree(project.registry), tree(project.docs)) == (registry, docs)
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize("case", HOSTILE)
 def test_release_resolve_refuses_a_hostile_torch_tree(
     project: Project, tmp_path: Path, case: str
@@ -106,6 +110,7 @@ def test_release_resolve_refuses_a_hostile_torch_tree(
     assert tree(project.registry) == registry
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize("case", HOSTILE)
 def test_ci_merge_refuses_a_hostile_outcomes_file(
     project: Project, tmp_path: Path, case: str

@@ -81,6 +81,7 @@ def start(project: Project, *args: str, out: bool = False) -> subprocess.Popen[b
     )
 
 
+@pytest.mark.repo_data
 def test_two_release_adds_at_once_both_land_or_one_is_refused(project: Project) -> None:
     """Both read gbsite.toml under the lock of registry/: the second sees the first's release.
     (Read before the lock, the second wrote its list over the first's.)"""
@@ -144,6 +145,7 @@ def restore(project: Project, saved: Files) -> None:
                 shutil.rmtree(path)
 
 
+@pytest.mark.repo_data
 def test_a_release_add_killed_anywhere_is_finished_by_running_it_again(project: Project) -> None:
     """Killed with SIGKILL from its staging of registry/ to its sync of docs/gb/: each of
     registry/, gbsite.toml and docs/gb/ is old or wholly new, in the order the command writes
@@ -266,6 +268,7 @@ def test_torch_source_strings_of_a_deep_file(tmp_path: Path) -> None:
     assert source.strings(parser_limit) == set()
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize("name", ["legacy-messages.json", "adjacent-messages.json"])
 def test_older_wordings_nested_deeper_than_recursion(project: Project, name: str) -> None:
     """lookup and build read the older wordings: 100,000 nested lists are one line, exit 2."""
@@ -282,6 +285,7 @@ def test_older_wordings_nested_deeper_than_recursion(project: Project, name: str
 # ---- smaller: adopt's names, a torch tree's version, the record's keys ---------------------
 
 
+@pytest.mark.repo_data
 def test_adopt_refuses_two_files_of_one_id_named_in_different_case(
     project: Project, tmp_path: Path
 ) -> None:
@@ -331,6 +335,7 @@ def test_a_forged_torch_version_is_refused_on_one_line(
             before = tree(empty_project.registry)
 
 
+@pytest.mark.repo_data
 def test_the_record_refuses_an_unknown_top_level_key(project: Project) -> None:
     """As it refuses an unknown key in a row, with its line (it was ignored)."""
     path = project.docs.parent / "verified-examples.yaml"

@@ -24,7 +24,7 @@ from gbsite.show.text import Style, render
 from test_faults import gbsite
 
 # The `show`, `lookup` and `coverage` commands run in child processes.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.repo_data]
 
 ESC, BEL = "\x1b", "\x07"
 HOSTILE = (

@@ -93,6 +93,7 @@ def test_every_snapshot_is_kept_as_imported() -> None:
     )
 
 
+@pytest.mark.repo_data
 def test_the_committed_registry_starts_with_the_history_releases(history_registry: Path) -> None:
     """The registry the history facts below are asserted on is the committed one's beginning:
     the same snapshots, in the same order."""
@@ -345,6 +346,7 @@ def test_export_to_file_leaves_out_removed_ids(history: Project) -> None:
     assert len(data) == 592
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # imports and exports a whole registry
 def test_export_uses_upstream_formatting(project: Project) -> None:
     # PyTorch writes the file with indent=2; our output keeps that style, so diffs against an

@@ -91,6 +91,7 @@ def proj(tmp_path: Path) -> Project:
     return make_project(tmp_path / "p", docs=True)
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # `gbsite check` over a whole project
 def test_check_names_a_link_to_a_missing_docs_file_with_its_line(proj: Project) -> None:
     path = page(
@@ -128,6 +129,7 @@ def test_check_names_a_link_to_a_missing_docs_file_with_its_line(proj: Project) 
     assert len(problems) == 5
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # `gbsite check` over a whole project
 def test_a_link_to_an_orphan_docs_file_has_no_page(proj: Project) -> None:
     orphan = proj.docs / "gb9998.md"
@@ -141,6 +143,7 @@ def test_a_link_to_an_orphan_docs_file_has_no_page(proj: Project) -> None:
     )
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # builds the whole site
 def test_committed_links_between_pages_resolve_on_the_built_site(tmp_path: Path) -> None:
     proj = make_project(tmp_path / "p", docs=True)

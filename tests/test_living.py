@@ -6,13 +6,14 @@ Each copy is the repository's files as git lists them (the committed tree in CI)
 way the loop changes it; then the copy's own tests run in it. A new, changed or removed id, or a
 new release, must break none of them.
 
-After the daily sync the nested run is `pytest -m "repo_data and not browser"`, what sync.yml
-runs: the tests that read the committed registry, docs, record or gbsite.toml (about a minute).
-After a release is added, and a sync snapshot after it, the nested run is the whole suite but
-the browser and torch tests (`-m "not browser and not examples"`, several minutes): no test may
-depend on a page verified with the newest release, a complete record or the list of releases.
-Browser tests read the committed data the same way, and a second Chromium session would double
-the time. The nested run skips this module (NESTED in the environment), so nothing recurses.
+The nested run is the copy's tests that read the data an import or a release changes, but the
+browser and torch tests: `-m "repo_data and not browser and not examples"`. tests/data_reads.py
+fails any other test that reads it, so the mark is never missing: no test left out can have
+changed. It runs once, after the release is added and the daily sync after it has added, changed
+and removed ids (pages with examples among them): every kind of change both loops make, a
+release PR that must be green as it is opened and the sync that lands after it. Browser tests
+read the committed data the same way, and a second Chromium session would double the time. The
+nested run skips this module (NESTED in the environment), so nothing recurses.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from gbsite.docs import files as docs
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.repo_data,
     pytest.mark.skipif(bool(os.environ.get(NESTED)), reason="a nested run does not nest again"),
 ]
 MAIN = "main@2026-12-01"
@@ -109,10 +111,9 @@ def pages_with_examples(root: Path, data: dict[str, object]) -> list[str]:
     ]
 
 
-def nested_tests(
-    root: Path, tmp_path: Path, marks: str = "repo_data and not browser"
-) -> tuple[set[str], subprocess.CompletedProcess[str]]:
-    """Run the copy's tests selected by `marks` in the copy; the ids of those that failed."""
+def nested_tests(root: Path, tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    """Run the copy's tests that read its data (not the browser and torch tests) in the copy;
+    the ids of those that failed."""
     where = subprocess.run(
         [sys.executable, "-c", "import gbsite; print(gbsite.__file__)"],
         cwd=root,
@@ -128,7 +129,7 @@ def nested_tests(
             "-m",
             "pytest",
             "-m",
-            marks,
+            "repo_data and not browser and not examples",
             "-p",
             "no:cacheprovider",
             "-q",
@@ -154,8 +155,8 @@ def nested_tests(
 
 def test_the_daily_sync_of_pytorch_main(tmp_path: Path) -> None:
     """PyTorch main has one new id, one text changed on a page with examples, and one id gone
-    whose page has examples: import, sync, check, the copy's tests and build all pass, the new id
-    has its page and the removed one says so."""
+    whose page has examples: import, sync, check and build pass, the new id has its page and the
+    removed one says so. (The copy's tests run after such a sync in test_adding_a_release.)"""
     root = copy_repository(tmp_path / "repo")
     data = newest_snapshot(root)
     new = free_id(data)
@@ -177,10 +178,6 @@ def test_the_daily_sync_of_pytorch_main(tmp_path: Path) -> None:
     ok(gbsite(root, "check"))
     assert docs.read(page).block == block  # the contributed text, byte for byte
     assert "Now clearer." in page.read_text()
-
-    failed, result = nested_tests(root, tmp_path)
-    assert failed == set(), result.stdout[-5000:]
-
     ok(gbsite(root, "build"))
     site = root / "site" / "gb"
     assert "A break new on main" in (site / f"{new.lower()}.html").read_text()
@@ -190,10 +187,10 @@ def test_the_daily_sync_of_pytorch_main(tmp_path: Path) -> None:
 
 def test_adding_a_release(tmp_path: Path) -> None:
     """`gbsite release add` of a made-up release (the newest snapshot, one id more, one text
-    changed), then a daily sync's snapshot of main: the copy checks, its whole suite (all but
-    the browser and the torch tests, which read the same data the same way) passes before CI
-    has recorded any outcome of the new release, it builds, and its pages with examples say
-    they have not been run with the new release yet (pending, for CI to fill)."""
+    changed), then a daily sync's snapshot of main that adds, changes and removes ids: the copy
+    checks, its tests that read the data pass before CI has recorded any outcome of the new
+    release, it builds, and its pages with examples say they have not been run with the new
+    release yet (pending, for CI to fill)."""
     root = copy_repository(tmp_path / "repo")
     data = newest_snapshot(root)
     new = free_id(data)
@@ -217,17 +214,28 @@ def test_adding_a_release(tmp_path: Path) -> None:
     assert next(e["status"] for e in found["ids"] if e["id"] == new) == "none"
     recorded = ok(gbsite(root, "check", "--record"))
     assert f"not run yet with torch {RELEASE}" in recorded
-    # The next day's sync: main's registry, one text changed again.
+    # The next day's sync of main: that text changed again, an id new on main, a text changed
+    # on a page with examples and an id gone whose page has examples, as the daily sync has.
     data[changed][0]["Explanation"] = str(data[changed][0]["Explanation"]) + " Again."
+    reworded, *_, removed = pages_with_examples(root, data)
+    on_main = free_id(data, after=new)
+    data[on_main] = [{"Gb_type": "New on main", "Context": "", "Explanation": "", "Hints": []}]
+    data[reworded][0]["Explanation"] = str(data[reworded][0]["Explanation"]) + " Clearer."
+    del data[removed]
     source.write_text(json.dumps(data, indent=2))
     label = ok(gbsite(root, "ci", "sync-label", "--date", MAIN.split("@")[1])).strip()
-    ok(gbsite(root, "import", str(source), "--label", label))
+    out = ok(gbsite(root, "import", str(source), "--label", label, "--verbose"))
+    assert f"new: {on_main}" in out and f"removed: {removed}" in out
     ok(gbsite(root, "sync"))
     ok(gbsite(root, "check"))
 
-    failed, result = nested_tests(root, tmp_path, "not browser and not examples")
+    failed, result = nested_tests(root, tmp_path)
     ok(gbsite(root, "build"))
     assert "A break new in 2.16" in (root / "site" / "gb" / f"{new.lower()}.html").read_text()
+    assert (
+        f"Removed in PyTorch {label}."
+        in (root / "site" / "gb" / f"{removed.lower()}.html").read_text()
+    )
     assert not failed, result.stdout[-5000:]
     html = (root / "site" / "gb" / "gb0003.html").read_text()
     assert f"{RELEASE} not run" in html  # the example's line of outcomes

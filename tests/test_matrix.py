@@ -99,6 +99,7 @@ def test_an_outcome_that_changes_between_releases_shows_on_the_page(project: Pro
     assert states == {"2.13.0": "verified", "2.14.1": "verified", "2.15.0": "fixed"}
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_python: str) -> None:
     path = page(project, "GB0025", REPRO_AND_FIX)
@@ -123,6 +124,7 @@ def test_a_rerun_that_disagrees_with_the_record_fails(project: Project, fake_pyt
     assert record.read(record_file(project)).outcome(repro.key, "2.13.0") == record.BREAKS
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # `gbsite check` and the record over a whole project, several releases
 def test_a_later_release_records_any_outcome_the_home_release_must_pass(
     project: Project, tmp_path: Path
@@ -188,6 +190,7 @@ def fake_release(tmp_path: Path, version: str) -> str:
 NEWER_REPRO = "```python gb-repro since=2.15.0\ndef fn():\n    return 1\nfn()\nfn()\n```\n"
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow  # whole-project commands, seconds in all
 def test_a_block_for_a_newer_torch_must_pass_with_that_release(
     project: Project, fake_python: str, tmp_path: Path

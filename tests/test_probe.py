@@ -102,6 +102,7 @@ def reached(fake_python: str, tmp_path_factory: pytest.TempPathFactory) -> dict[
     return {r.program.name: r for r in runs}
 
 
+@pytest.mark.repo_data
 def test_detection_reads_every_place_a_link_shows(reached: dict[str, Reached]) -> None:
     assert reached["raises"].seen == ("GB0101",)
     assert reached["raises"].status == "raised"
@@ -112,12 +113,14 @@ def test_detection_reads_every_place_a_link_shows(reached: dict[str, Reached]) -
     assert reached["quiet"].seen == () and reached["quiet"].status == "completed"
 
 
+@pytest.mark.repo_data
 def test_a_break_raised_inside_but_never_shown_is_hidden(reached: dict[str, Reached]) -> None:
     assert reached["hidden"].seen == ()
     assert reached["hidden"].hidden == ("GB0105",)
     assert reached["raises"].hidden == ()  # seen, so not hidden
 
 
+@pytest.mark.repo_data
 def test_a_program_that_hangs_or_dies_hides_no_other(reached: dict[str, Reached]) -> None:
     assert set(reached) == set(PROGRAMS)
     assert reached["loops"].status == "timeout"
@@ -197,6 +200,7 @@ def test_a_partial_run_replaces_only_its_own_rows() -> None:
     assert [r["name"] for r in report.merge(old, new, ["t"])] == ["t/b", "t/c"]
 
 
+@pytest.mark.repo_data
 def test_corpus_discovery_and_generators(tmp_path: Path) -> None:
     (tmp_path / "a-one").mkdir()
     (tmp_path / "a-one" / "p.py").write_text("# aims: GB0002 GB0001\n# aims: GB0003\nx = 1\n")
@@ -215,6 +219,7 @@ def test_corpus_discovery_and_generators(tmp_path: Path) -> None:
     assert all(p.generated and p.aims == ("GB0009",) for p in made)
 
 
+@pytest.mark.repo_data
 def test_a_failing_generator_is_one_line(tmp_path: Path) -> None:
     from gbsite.errors import GbsiteError
 

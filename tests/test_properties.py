@@ -35,6 +35,7 @@ def renderer() -> tuple[config.Config, EntryView, object]:
     return cfg, view, env
 
 
+@pytest.mark.repo_data
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

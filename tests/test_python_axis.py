@@ -16,6 +16,8 @@ from gbsite.docs import files as docs
 from gbsite.examples import annotations as examples
 from gbsite.examples import record, torchenv
 
+pytestmark = pytest.mark.repo_data
+
 # Breaks (as the stand-in torch's graph breaks do) only where the interpreter is the one the
 # block needs: the fake environment of that Python says which it is in FAKE_PYTHON.
 NEEDS_312 = """

@@ -323,6 +323,7 @@ def fake_wheel(folder: Path, release: str) -> Path:
     return folder / name
 
 
+@pytest.mark.repo_data
 @pytest.mark.slow
 def test_without_a_source_pip_downloads_the_wheel(
     history: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -44,6 +44,7 @@ def test_sources_and_categories_match_their_schemas() -> None:
     validator("categories.schema.json").validate(load(REPO / "registry" / "categories.yaml"))
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize(
     "damage",
     [

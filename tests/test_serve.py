@@ -19,7 +19,7 @@ import pytest
 from conftest import Project, interruptible, make_project, unknown_id
 from gbsite.docs import files as docs
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.repo_data]
 
 START = docs.START_MARKER
 END = docs.END_MARKER

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,161 @@ def test_memory_is_used_only_with_room(monkeypatch: pytest.MonkeyPatch, tmp_path
     (tmp_path / "file").write_text("")
     monkeypatch.setattr(conftest, "MEMORY", tmp_path / "file")
     assert memory_folder() is None
+
+
+READERS = """
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(os.environ["GBSITE_DATA_ROOT"])
+ENTRY = ROOT / "registry" / "gb" / "GB0001.yaml"
+
+
+@pytest.fixture(scope="session")
+def sources():
+    return (ROOT / "registry" / "sources.yaml").read_text()
+
+
+def test_opens_an_entry():
+    ENTRY.read_text()
+
+
+@pytest.mark.repo_data
+def test_marked_opens_an_entry():
+    ENTRY.read_text()
+
+
+@pytest.mark.browser
+def test_browser_opens_an_entry():
+    ENTRY.read_text()
+
+
+def test_lists_the_docs():
+    os.listdir(ROOT / "docs" / "gb")
+
+
+def test_reads_the_record():
+    (ROOT / "docs" / "verified-examples.yaml").read_text()
+
+
+def test_opens_a_snapshot_and_what_no_import_writes():
+    (ROOT / "registry" / "snapshots" / "2.8.0.json.gz").read_bytes()
+    (ROOT / "registry" / "categories.yaml").read_text()
+    (ROOT / "README.md").read_text()
+
+
+def test_lists_the_snapshots():
+    sorted((ROOT / "registry" / "snapshots").iterdir())
+
+
+def test_sets_up_the_fixture(sources):
+    pass
+
+
+def test_uses_the_fixture_set_up(sources):
+    pass
+
+
+def test_starts_a_process_in_the_project():
+    subprocess.run([sys.executable, "-c", "pass"], cwd=ROOT / "src", check=True)
+
+
+def test_gives_a_process_a_data_path(tmp_path):
+    subprocess.run([sys.executable, "-c", "pass", f"--docs={ROOT}/docs/gb"], cwd=tmp_path)
+
+
+def test_gives_a_process_the_project(tmp_path):
+    subprocess.run([sys.executable, "-c", "pass", "--root", str(ROOT)], cwd=tmp_path)
+
+
+def test_starts_gbsite_on_a_project_elsewhere(tmp_path):
+    subprocess.run([sys.executable, "-c", "pass", "--root", str(tmp_path)], cwd=ROOT / "src")
+
+
+def test_starts_a_process_elsewhere(tmp_path):
+    subprocess.run([sys.executable, "-c", "pass", str(ROOT / "README.md")], cwd=tmp_path)
+"""
+IMPORT_READS = """
+import os
+from pathlib import Path
+
+SETTINGS = (Path(os.environ["GBSITE_DATA_ROOT"]) / "gbsite.toml").read_text()
+
+
+def test_made_from_what_its_module_read():
+    pass
+"""
+
+
+@pytest.mark.slow
+def test_a_test_reading_the_data_without_the_mark_fails(tmp_path: Path) -> None:
+    """data_reads.py, with this repository's conftest, in a run of tests on a project of their
+    own: each test that reads the registry, docs, record or settings an import or a release
+    writes, lists the snapshots, is given what a fixture read or what its module read, or starts
+    a process that may read them, fails unless marked repo_data (or a browser test); opening a
+    snapshot by name and reading other files is no such read."""
+    root = tmp_path / "proj"
+    for name in (
+        "registry/gb/GB0001.yaml",
+        "registry/sources.yaml",
+        "registry/categories.yaml",
+        "registry/snapshots/2.8.0.json.gz",
+        "docs/gb/gb0001.md",
+        "docs/verified-examples.yaml",
+        "gbsite.toml",
+        "README.md",
+        "src/.keep",
+    ):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("")
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_readers.py").write_text(READERS)
+    (tests / "test_import_reads.py").write_text(IMPORT_READS)
+    env = {**os.environ, "GBSITE_DATA_ROOT": str(root)}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "tests"), env.get("PYTHONPATH", "")])
+    report = tmp_path / "report.xml"
+    args = ["-c", str(REPO / "pyproject.toml"), "-p", "conftest", "-n", "0", "-q"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *args,
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={report}",
+            str(tests),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    failed = {}
+    for case in ET.parse(report).iter("testcase"):
+        problem = case.find("error")
+        assert case.find("failure") is None, case.get("name")
+        failed[case.get("name")] = "" if problem is None else problem.get("message", "")
+    unmarked = "without @pytest.mark.repo_data"
+    assert {name for name, message in failed.items() if unmarked in message} == {
+        "test_opens_an_entry",
+        "test_lists_the_docs",
+        "test_reads_the_record",
+        "test_lists_the_snapshots",
+        "test_sets_up_the_fixture",
+        "test_uses_the_fixture_set_up",
+        "test_starts_a_process_in_the_project",
+        "test_gives_a_process_a_data_path",
+        "test_gives_a_process_the_project",
+        "test_made_from_what_its_module_read",
+    }
+    assert not any(failed[name] for name in failed if unmarked not in failed[name])
+    assert len(failed) == 15  # every test ran
+    assert "fixture sources: " in failed["test_uses_the_fixture_set_up"]

@@ -90,6 +90,7 @@ def assert_per_release_jobs(flow: dict, name: str, command: str) -> None:  # typ
     assert job["env"]["GBSITE_TORCH_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
 
 
+@pytest.mark.repo_data
 @pytest.mark.parametrize("name", ["ci.yml", "examples-matrix.yml"])
 def test_the_stamp_steps_tell_a_new_build_from_a_restored_one(name: str, tmp_path: Path) -> None:
     """The before and after steps played as GitHub runs them (bash with pipefail): no
@@ -154,11 +155,13 @@ def test_ci_computes_the_outcomes_of_changed_blocks_and_records_them() -> None:
     assert "gbsite ci preview -" in "\n".join(s.get("run", "") for s in test)
 
 
+@pytest.mark.repo_data
 def test_actionlint_passes() -> None:
     result = subprocess.run([actionlint(), *map(str, WORKFLOWS)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.repo_data
 def test_actionlint_would_catch_a_mistake(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yml"
     broken.write_text(
@@ -271,7 +274,7 @@ def test_sync_commits_only_after_check_tests_and_build() -> None:
         "gbsite import",
         "gbsite sync",
         "gbsite check",
-        'python -m pytest -m "repo_data and not browser"',  # what tests/test_living.py runs
+        'python -m pytest -m "repo_data and not browser and not examples"',  # test_living's
         "gbsite build",
         "gbsite ci push --add registry --add docs --rebase",  # retried onto a moved main
         "gh workflow run deploy.yml",
@@ -285,7 +288,7 @@ def test_sync_commits_only_after_check_tests_and_build() -> None:
     deploy = next(s for s in job["steps"] if "gh workflow run" in s.get("run", ""))
     assert deploy["if"] == "steps.push.outputs.pushed == 'true'"
     living = (REPO / "tests" / "test_living.py").read_text()
-    assert '"repo_data and not browser"' in living
+    assert '"repo_data and not browser and not examples"' in living
     assert (
         "raw.githubusercontent.com/pytorch/pytorch/main/torch/_dynamo/graph_break_registry"
         ".json" in (REPO / ".github/workflows/sync.yml").read_text()

@@ -27,6 +27,7 @@ def test_other_ids_follow_the_word(ids: tuple[str, ...], text: str) -> None:
     assert Outcome.parse(text) != record.BREAKS  # breaking with other ids is not the promise
 
 
+@pytest.mark.repo_data
 def test_every_outcome_of_the_committed_record_reads_back_as_its_text() -> None:
     from pathlib import Path
 

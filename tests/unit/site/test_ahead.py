@@ -14,6 +14,8 @@ from gbsite.docs import files as docs
 from gbsite.examples.annotations import block_parser
 from gbsite.site import ahead
 
+pytestmark = pytest.mark.repo_data
+
 REPO = Path(__file__).resolve().parents[3]
 
 
