@@ -43,10 +43,11 @@ NEVER_AGAIN = ("browser", "examples")  # marks of tests the nested runs leave ou
 _OPENS = frozenset({"open", "os.listdir", "os.scandir"})
 _PROCESSES = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn"})
 _WATCHED = _OPENS | _PROCESSES
+_REASONS = 3  # reads kept per test: enough to say why it needs the mark
 
 
 def _add(found: list[str], what: str) -> None:
-    if len(found) < 3 and what not in found:  # enough to say why
+    if len(found) < _REASONS and what not in found:
         found.append(what)
 
 
@@ -86,14 +87,18 @@ class Reads:
         return path == self.root or path.startswith(self.root + os.sep)
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
-        if event not in _WATCHED or self.current is None:
-            return
+        if event not in _WATCHED or self.current is None or len(self.current) >= _REASONS:
+            return  # a test that has read enough to say why costs nothing more
         if event in _OPENS:
             where = args[0] if args else None
             if event != "open" and where is None:
                 where = "."
             if isinstance(where, (str, bytes, os.PathLike)):
-                path = os.path.abspath(os.fsdecode(where))
+                path = os.fsdecode(where)
+                if not path.startswith(os.sep) or f"{os.sep}." in path or os.sep * 2 in path:
+                    path = os.path.abspath(path)  # only when needed: it doubles an open's cost
+                if not path.startswith(self.root):
+                    return
                 if self.in_data(path) or (event != "open" and path == self.snapshots):
                     self.note(path)
             return
