@@ -51,6 +51,10 @@ def _add(found: list[str], what: str) -> None:
         found.append(what)
 
 
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + os.sep)
+
+
 def _data_paths(root: Path) -> tuple[tuple[str, ...], str]:
     """The paths an import, a sync or a release add writes, and the snapshots' folder: a
     snapshot is never rewritten (a later one has a label of its own, from sources.yaml), so
@@ -81,10 +85,10 @@ class Reads:
             _add(self.current, what)
 
     def in_data(self, path: str) -> bool:
-        return any(path == p or path.startswith(p + os.sep) for p in self.paths)
+        return any(_within(path, p) for p in self.paths)
 
     def in_root(self, path: str) -> bool:
-        return path == self.root or path.startswith(self.root + os.sep)
+        return _within(path, self.root)
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
         if event not in _WATCHED or self.current is None or len(self.current) >= _REASONS:
@@ -168,8 +172,8 @@ def _watching() -> Iterator[list[str]]:
         yield found
     finally:
         READS.current = saved
-        for what in found:
-            if saved is not None:
+        if saved is not None:
+            for what in found:
                 _add(saved, what)
 
 
@@ -221,6 +225,6 @@ def _repo_data_is_marked(request: pytest.FixtureRequest) -> Iterator[None]:
     if found:
         pytest.fail(
             f"{item.nodeid} reads the data an import or a release changes without "
-            f"@pytest.mark.{MARK} (tests/data_reads.py): " + "; ".join(found[:3]),
+            f"@pytest.mark.{MARK} (tests/data_reads.py): " + "; ".join(found[:_REASONS]),
             pytrace=False,
         )

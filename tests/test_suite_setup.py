@@ -30,6 +30,23 @@ def test_fails(tmp_path):
 """
 
 
+def this_conftest_on(
+    tests: Path, cwd: Path, env: dict[str, str], *options: str
+) -> subprocess.CompletedProcess[str]:
+    """A pytest run with this repository's settings and conftest (data_reads.py with it) on
+    test files of their own in `tests`, started in `cwd`."""
+    env = {**env, "PYTHONPATH": os.pathsep.join([str(REPO / "tests"), env.get("PYTHONPATH", "")])}
+    args = ["-c", str(REPO / "pyproject.toml"), "-p", "conftest", "-n", "0", *options]
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider", str(tests)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("told", [False, True], ids=["not told", "TMPDIR"])
 def test_where_a_run_keeps_its_temporary_folders(tmp_path: Path, told: bool) -> None:
@@ -42,17 +59,7 @@ def test_where_a_run_keeps_its_temporary_folders(tmp_path: Path, told: bool) -> 
     if told:
         place.mkdir()
         env["TMPDIR"] = str(place)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "tests"), env.get("PYTHONPATH", "")])
-    # This repository's pytest settings and conftest, on a test file of its own.
-    args = ["-c", str(REPO / "pyproject.toml"), "-p", "conftest", "-n", "0", "-s"]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider", str(tmp_path)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = this_conftest_on(tmp_path, tmp_path, env, "-s")
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]  # one test failed
     printed = re.findall(r"^.*?TMP_PATH (\S+) (\S+)$", done.stdout, re.MULTILINE)
     (passed, tmpdir), (failed, _) = [(Path(p), t) for p, t in printed]
@@ -197,27 +204,9 @@ def test_a_test_reading_the_data_without_the_mark_fails(tmp_path: Path) -> None:
     tests.mkdir()
     (tests / "test_readers.py").write_text(READERS)
     (tests / "test_import_reads.py").write_text(IMPORT_READS)
-    env = {**os.environ, "GBSITE_DATA_ROOT": str(root)}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "tests"), env.get("PYTHONPATH", "")])
     report = tmp_path / "report.xml"
-    args = ["-c", str(REPO / "pyproject.toml"), "-p", "conftest", "-n", "0", "-q"]
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            *args,
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-            str(tests),
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = {**os.environ, "GBSITE_DATA_ROOT": str(root)}
+    done = this_conftest_on(tests, tmp_path, env, "-q", f"--junitxml={report}")
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     failed = {}
     for case in ET.parse(report).iter("testcase"):
