@@ -315,11 +315,12 @@ def test_disk_full_during_build(proj: Project) -> None:
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 3 MB tmpfs (needs root and permission to mount; skipped otherwise)."""
+    """A tmpfs (needs root and permission to mount; skipped otherwise), made small by
+    `leave_room` once a test has put its files there."""
     mount = tmp_path / "disk"
     mount.mkdir()
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)], capture_output=True
+        ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(mount)], capture_output=True
     )
     if done.returncode != 0:
         pytest.skip("cannot mount a tmpfs here")
@@ -329,11 +330,24 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+def leave_room(mount: Path, room: int) -> None:
+    """Shrink the tmpfs at `mount` to what its files use and `room` bytes more: sized from what
+    is there, so a registry that grows with each release still fits and the room stays small."""
+    disk = os.statvfs(mount)
+    used = (disk.f_blocks - disk.f_bfree) * disk.f_frsize
+    size = f"size={(used + room) // 1024}k"
+    done = subprocess.run(["mount", "-o", f"remount,{size}", str(mount)], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize <= room
+
+
 def test_import_onto_a_full_tmpfs(base: Project, small_disk: Path) -> None:
     proj = Project(small_disk / "proj")
     proj.root.mkdir()
     shutil.copy(base.root / "gbsite.toml", proj.root)
     shutil.copytree(base.registry, proj.registry)
+    # Room for a few files: the import rewrites every one of the registry's ~600.
+    leave_room(small_disk, 64 * 1024)
     source = new_release(base)
     before = state(proj)
     result = gbsite(proj, "import", str(source))

@@ -21,15 +21,18 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 
-from conftest import NESTED, REPO, committed, labels
+from conftest import NESTED, REPO, committed, example_releases, labels
+from gbsite import releases
 from gbsite.docs import files as docs
 
 pytestmark = [
@@ -37,8 +40,23 @@ pytestmark = [
     pytest.mark.repo_data,
     pytest.mark.skipif(bool(os.environ.get(NESTED)), reason="a nested run does not nest again"),
 ]
-MAIN = "main@2026-12-01"
-RELEASE = "2.16.0"
+
+
+def next_release() -> str:
+    """A release newer than any imported or listed for the examples: the minor after the newest
+    (once a real 2.16.0 is added, the made-up one is 2.17.0)."""
+    known = [v for label in [*labels(), *example_releases()] if (v := releases.version(label))]
+    major, minor = max(known)[:2]
+    return f"{major}.{minor + 1}.0"
+
+
+def next_sync() -> str:
+    """A label of main dated after today and after every dated snapshot imported: one no daily
+    sync has taken yet."""
+    dated = [date(*d) for label in labels() if (d := releases.date(label)) is not None]
+    return f"main@{max([date.today(), *dated]) + timedelta(days=1)}"
+
+
 # What lies beside the project's files and is no part of it.
 NOT_COPIED = (".git", ".venv", "site", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
 
@@ -157,6 +175,7 @@ def test_the_daily_sync_of_pytorch_main(tmp_path: Path) -> None:
     """PyTorch main has one new id, one text changed on a page with examples, and one id gone
     whose page has examples: import, sync, check and build pass, the new id has its page and the
     removed one says so. (The copy's tests run after such a sync in test_adding_a_release.)"""
+    main = next_sync()
     root = copy_repository(tmp_path / "repo")
     data = newest_snapshot(root)
     new = free_id(data)
@@ -171,9 +190,9 @@ def test_the_daily_sync_of_pytorch_main(tmp_path: Path) -> None:
     page = root / "docs" / "gb" / f"{changed.lower()}.md"
     block = docs.read(page).block
 
-    out = ok(gbsite(root, "import", str(source), "--label", MAIN, "--verbose"))
+    out = ok(gbsite(root, "import", str(source), "--label", main, "--verbose"))
     assert f"new: {new}" in out and f"changed: {changed}" in out and f"removed: {removed}" in out
-    assert (root / "registry" / "snapshots" / f"{MAIN}.json.gz").is_file()
+    assert (root / "registry" / "snapshots" / f"{main}.json.gz").is_file()
     ok(gbsite(root, "sync"))
     ok(gbsite(root, "check"))
     assert docs.read(page).block == block  # the contributed text, byte for byte
@@ -181,7 +200,7 @@ def test_the_daily_sync_of_pytorch_main(tmp_path: Path) -> None:
     ok(gbsite(root, "build"))
     site = root / "site" / "gb"
     assert "A break new on main" in (site / f"{new.lower()}.html").read_text()
-    assert f"Removed in PyTorch {MAIN}." in (site / f"{removed.lower()}.html").read_text()
+    assert f"Removed in PyTorch {main}." in (site / f"{removed.lower()}.html").read_text()
     assert "Now clearer." in (site / f"{changed.lower()}.html").read_text()
 
 
@@ -191,29 +210,33 @@ def test_adding_a_release(tmp_path: Path) -> None:
     checks, its tests that read the data pass before CI has recorded any outcome of the new
     release, it builds, and its pages with examples say they have not been run with the new
     release yet (pending, for CI to fill)."""
+    release = next_release()
     root = copy_repository(tmp_path / "repo")
     data = newest_snapshot(root)
     new = free_id(data)
     changed = next(iter(data))
-    data[new] = [{"Gb_type": "A break new in 2.16", "Context": "", "Explanation": "", "Hints": []}]
+    data[new] = [
+        {"Gb_type": "A break new in this release", "Context": "", "Explanation": "", "Hints": []}
+    ]
     data[changed][0]["Explanation"] = str(data[changed][0]["Explanation"]) + " Reworded."
-    source = tmp_path / f"torch-{RELEASE}.json"
+    source = tmp_path / f"torch-{release}.json"
     source.write_text(json.dumps(data, indent=2))
     toml = (root / "gbsite.toml").read_text()
 
-    out = ok(gbsite(root, "release", "add", RELEASE, str(source)))
-    assert out.startswith(f"release add {RELEASE}: registry: ")
+    out = ok(gbsite(root, "release", "add", release, str(source)))
+    assert out.startswith(f"release add {release}: registry: ")
     edited = (root / "gbsite.toml").read_text()
-    assert edited.replace(f', "{RELEASE}"]', "]") == toml  # one release more, nothing else
+    assert edited.replace(f', "{release}"]', "]") == toml  # one release more, nothing else
     ok(gbsite(root, "check"))
     coverage = ok(gbsite(root, "coverage", "--format", "json"))
     found = json.loads(coverage)
-    assert found["release"] == RELEASE
+    assert found["release"] == release
     # Nothing run with it yet: pending where pages have examples, never "verified 0 / none".
     assert found["counts"]["pending"] > 0 and found["counts"]["verified"] == 0
     assert next(e["status"] for e in found["ids"] if e["id"] == new) == "none"
     recorded = ok(gbsite(root, "check", "--record"))
-    assert f"not run yet with torch {RELEASE}" in recorded
+    # The release, after any other listed release CI has not recorded yet ("2.16.0, 2.17.0").
+    assert re.search(rf"not run yet with torch [\d., ]*\b{re.escape(release)}:", recorded), recorded
     # The next day's sync of main: that text changed again, an id new on main, a text changed
     # on a page with examples and an id gone whose page has examples, as the daily sync has.
     data[changed][0]["Explanation"] = str(data[changed][0]["Explanation"]) + " Again."
@@ -223,7 +246,7 @@ def test_adding_a_release(tmp_path: Path) -> None:
     data[reworded][0]["Explanation"] = str(data[reworded][0]["Explanation"]) + " Clearer."
     del data[removed]
     source.write_text(json.dumps(data, indent=2))
-    label = ok(gbsite(root, "ci", "sync-label", "--date", MAIN.split("@")[1])).strip()
+    label = ok(gbsite(root, "ci", "sync-label", "--date", next_sync().split("@")[1])).strip()
     out = ok(gbsite(root, "import", str(source), "--label", label, "--verbose"))
     assert f"new: {on_main}" in out and f"removed: {removed}" in out
     ok(gbsite(root, "sync"))
@@ -231,11 +254,13 @@ def test_adding_a_release(tmp_path: Path) -> None:
 
     failed, result = nested_tests(root, tmp_path)
     ok(gbsite(root, "build"))
-    assert "A break new in 2.16" in (root / "site" / "gb" / f"{new.lower()}.html").read_text()
+    assert (
+        "A break new in this release" in (root / "site" / "gb" / f"{new.lower()}.html").read_text()
+    )
     assert (
         f"Removed in PyTorch {label}."
         in (root / "site" / "gb" / f"{removed.lower()}.html").read_text()
     )
     assert not failed, result.stdout[-5000:]
     html = (root / "site" / "gb" / "gb0003.html").read_text()
-    assert f"{RELEASE} not run" in html  # the example's line of outcomes
+    assert f"{release} not run" in html  # the example's line of outcomes
