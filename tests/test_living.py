@@ -18,115 +18,44 @@ nested run skips this module (NESTED in the environment), so nothing recurses.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 
-from conftest import NESTED, REPO, committed, example_releases, labels
-from gbsite import releases
+from conftest import NESTED
 from gbsite.docs import files as docs
+from rehearsal import (
+    add_release,
+    copy_repository,
+    environment,
+    free_id,
+    import_sync,
+    made_up_release,
+    newest_snapshot,
+    next_day_of_main,
+    next_sync,
+    ok,
+    pages_with_examples,
+)
+from rehearsal import gbsite as run_gbsite
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.repo_data,
     pytest.mark.skipif(bool(os.environ.get(NESTED)), reason="a nested run does not nest again"),
 ]
-
-
-def next_release() -> str:
-    """A release newer than any imported or listed for the examples: the minor after the newest
-    (once a real 2.16.0 is added, the made-up one is 2.17.0)."""
-    known = [v for label in [*labels(), *example_releases()] if (v := releases.version(label))]
-    major, minor = max(known)[:2]
-    return f"{major}.{minor + 1}.0"
-
-
-def next_sync() -> str:
-    """A label of main dated after today and after every dated snapshot imported: one no daily
-    sync has taken yet."""
-    dated = [date(*d) for label in labels() if (d := releases.date(label)) is not None]
-    return f"main@{max([date.today(), *dated]) + timedelta(days=1)}"
-
-
-# What lies beside the project's files and is no part of it.
-NOT_COPIED = (".git", ".venv", "site", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
-
-
-def copy_repository(target: Path) -> Path:
-    """The repository's files (git's list: tracked ones, and new ones git does not ignore) in
-    `target`; without git, its folder minus what is not the project's."""
-    listed = subprocess.run(
-        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-    )
-    if listed.returncode == 0:
-        for name in listed.stdout.decode().split("\0"):
-            source = REPO / name
-            if name and source.is_file():  # a tracked file deleted in the working tree is gone
-                (target / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target / name)
-    else:
-        shutil.copytree(
-            REPO,
-            target,
-            ignore=lambda folder, names: [
-                n for n in names if n.startswith(NOT_COPIED) or n.endswith(".egg-info")
-            ],
-        )
-    return target
+IN_COPY = {NESTED: "1"}  # commands and tests in the copy: its test_living does not nest again
 
 
 def gbsite(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """A gbsite command in the copy, with the copy's code."""
-    return subprocess.run(
-        [sys.executable, "-m", "gbsite", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=environment(root),
-        timeout=600,
-    )
-
-
-def environment(root: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(root / "src"), NESTED: "1"}
-
-
-def ok(result: subprocess.CompletedProcess[str]) -> str:
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return result.stdout
-
-
-def newest_snapshot(root: Path) -> dict[str, list[dict[str, object]]]:
-    path = root / "registry" / "snapshots" / f"{labels()[-1]}.json.gz"
-    data: dict[str, list[dict[str, object]]] = json.loads(gzip.decompress(path.read_bytes()))
-    return data
-
-
-def free_id(data: dict[str, object], *, after: str = "GB0000") -> str:
-    """The first id after `after` that no snapshot has had (not the highest free one, which the
-    tests use as an id the registry lacks)."""
-    known = set(committed().entries) | set(data)
-    start = int(after[2:]) + 1
-    return next(f"GB{n:04d}" for n in range(start, 9999) if f"GB{n:04d}" not in known)
-
-
-def pages_with_examples(root: Path, data: dict[str, object]) -> list[str]:
-    """Current ids whose page has contributed text, by id: an import must keep it."""
-    return [
-        gb_id
-        for gb_id in sorted(data)
-        if docs.read(root / "docs" / "gb" / f"{gb_id.lower()}.md").has_content
-    ]
+    return run_gbsite(root, *args, **IN_COPY)
 
 
 def nested_tests(root: Path, tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess[str]]:
@@ -135,7 +64,7 @@ def nested_tests(root: Path, tmp_path: Path) -> tuple[set[str], subprocess.Compl
     where = subprocess.run(
         [sys.executable, "-c", "import gbsite; print(gbsite.__file__)"],
         cwd=root,
-        env=environment(root),
+        env=environment(root, **IN_COPY),
         capture_output=True,
         text=True,
     )
@@ -155,7 +84,7 @@ def nested_tests(root: Path, tmp_path: Path) -> tuple[set[str], subprocess.Compl
             f"--junitxml={report}",
         ],
         cwd=root,
-        env=environment(root),
+        env=environment(root, **IN_COPY),
         capture_output=True,
         text=True,
         timeout=3600,
@@ -175,10 +104,10 @@ def test_the_daily_sync_of_pytorch_main(tmp_path: Path) -> None:
     """PyTorch main has one new id, one text changed on a page with examples, and one id gone
     whose page has examples: import, sync, check and build pass, the new id has its page and the
     removed one says so. (The copy's tests run after such a sync in test_adding_a_release.)"""
-    main = next_sync()
     root = copy_repository(tmp_path / "repo")
+    main = next_sync(root)
     data = newest_snapshot(root)
-    new = free_id(data)
+    new = free_id(root, data)
     changed, *_, removed = pages_with_examples(root, data)
     data[new] = [
         {"Gb_type": "A break new on main", "Context": "", "Explanation": "New.", "Hints": []}
@@ -210,24 +139,15 @@ def test_adding_a_release(tmp_path: Path) -> None:
     checks, its tests that read the data pass before CI has recorded any outcome of the new
     release, it builds, and its pages with examples say they have not been run with the new
     release yet (pending, for CI to fill)."""
-    release = next_release()
     root = copy_repository(tmp_path / "repo")
-    data = newest_snapshot(root)
-    new = free_id(data)
-    changed = next(iter(data))
-    data[new] = [
-        {"Gb_type": "A break new in this release", "Context": "", "Explanation": "", "Hints": []}
-    ]
-    data[changed][0]["Explanation"] = str(data[changed][0]["Explanation"]) + " Reworded."
-    source = tmp_path / f"torch-{release}.json"
-    source.write_text(json.dumps(data, indent=2))
+    made = made_up_release(root, tmp_path)
+    release, new = made.name, made.new
     toml = (root / "gbsite.toml").read_text()
 
-    out = ok(gbsite(root, "release", "add", release, str(source)))
+    out = add_release(root, made, **IN_COPY)  # and check passes
     assert out.startswith(f"release add {release}: registry: ")
     edited = (root / "gbsite.toml").read_text()
     assert edited.replace(f', "{release}"]', "]") == toml  # one release more, nothing else
-    ok(gbsite(root, "check"))
     coverage = ok(gbsite(root, "coverage", "--format", "json"))
     found = json.loads(coverage)
     assert found["release"] == release
@@ -237,20 +157,11 @@ def test_adding_a_release(tmp_path: Path) -> None:
     recorded = ok(gbsite(root, "check", "--record"))
     # The release, after any other listed release CI has not recorded yet ("2.16.0, 2.17.0").
     assert re.search(rf"not run yet with torch [\d., ]*\b{re.escape(release)}:", recorded), recorded
-    # The next day's sync of main: that text changed again, an id new on main, a text changed
-    # on a page with examples and an id gone whose page has examples, as the daily sync has.
-    data[changed][0]["Explanation"] = str(data[changed][0]["Explanation"]) + " Again."
-    reworded, *_, removed = pages_with_examples(root, data)
-    on_main = free_id(data, after=new)
-    data[on_main] = [{"Gb_type": "New on main", "Context": "", "Explanation": "", "Hints": []}]
-    data[reworded][0]["Explanation"] = str(data[reworded][0]["Explanation"]) + " Clearer."
-    del data[removed]
-    source.write_text(json.dumps(data, indent=2))
-    label = ok(gbsite(root, "ci", "sync-label", "--date", next_sync().split("@")[1])).strip()
-    out = ok(gbsite(root, "import", str(source), "--label", label, "--verbose"))
-    assert f"new: {on_main}" in out and f"removed: {removed}" in out
-    ok(gbsite(root, "sync"))
-    ok(gbsite(root, "check"))
+    # The next day's sync of main, as the daily sync has.
+    sync = next_day_of_main(root, made)
+    label, removed = sync.label, sync.removed
+    out = import_sync(root, sync, **IN_COPY)  # then sync and check pass
+    assert f"new: {sync.on_main}" in out and f"removed: {removed}" in out
 
     failed, result = nested_tests(root, tmp_path)
     ok(gbsite(root, "build"))

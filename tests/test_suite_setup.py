@@ -229,3 +229,17 @@ def test_a_test_reading_the_data_without_the_mark_fails(tmp_path: Path) -> None:
     assert not any(failed[name] for name in failed if unmarked not in failed[name])
     assert len(failed) == 15  # every test ran
     assert "fixture sources: " in failed["test_uses_the_fixture_set_up"]
+
+
+def test_the_rehearsal_refuses_a_folder_that_exists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tests/rehearsal.py writes its copy into a new folder only: one line, exit 2, nothing
+    written. (What it does in a new one, tests/test_living.py plays step by step.)"""
+    import rehearsal
+
+    (tmp_path / "mine.txt").write_text("kept")
+    assert rehearsal.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rehearsal: ") and "exists" in err and err.count("\n") == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]

@@ -35,8 +35,26 @@ def test_names() -> None:
         "ci.yml",
         "deploy.yml",
         "examples-matrix.yml",
+        "rehearsal.yml",
         "sync.yml",
     ]
+
+
+def test_the_rehearsal_runs_the_whole_suite_in_a_copy_with_a_release_and_a_sync() -> None:
+    """Weekly: tests/rehearsal.py makes the copy, and the copy's suite (browser tests too) runs
+    there with the copy's code."""
+    flow = load(REPO / ".github" / "workflows" / "rehearsal.yml")
+    assert {"schedule", "workflow_dispatch"} <= set(flow["on"])
+    steps = flow["jobs"]["rehearse"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    made = next(i for i, run in enumerate(runs) if run.startswith("python tests/rehearsal.py"))
+    copy = runs[made].split()[-1].strip('"').replace("$RUNNER_TEMP", "${{ runner.temp }}")
+    suite = steps[made + 1]
+    assert suite["run"] == 'python -m pytest -m "not examples"'
+    assert suite["working-directory"] == copy
+    assert suite["env"]["PYTHONPATH"] == f"{copy}/src"
+    assert any("playwright install" in run for run in runs[:made])
+    assert any("install-axe" in run for run in runs[:made])
 
 
 def test_the_matrix_runs_every_release_on_a_schedule_and_by_hand() -> None:
