@@ -28,33 +28,40 @@ from datetime import date, timedelta
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# What lies beside the project's files and is no part of it.
-NOT_COPIED = (".git", ".venv", "site", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
+# What lies beside the project's files and is no part of it: at its top (src/gbsite/site is
+# code, not a built site), and anywhere.
+NOT_COPIED_AT_TOP = (".git", "site")  # and .venv, .venv-ci
+NOT_COPIED = ("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
 Snapshot = dict[str, list[dict[str, object]]]
 
 
-def copy_repository(target: Path) -> Path:
+def copy_repository(target: Path, *, use_git: bool = True) -> Path:
     """The repository's files (git's list: tracked ones, and new ones git does not ignore) in
-    `target`; without git, its folder minus what is not the project's."""
+    `target`; without git (or `use_git` false), its folder minus what is not the project's."""
     listed = subprocess.run(
         ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         capture_output=True,
     )
-    if listed.returncode == 0:
+    if use_git and listed.returncode == 0:
         for name in listed.stdout.decode().split("\0"):
             source = REPO / name
             if name and source.is_file():  # a tracked file deleted in the working tree is gone
                 (target / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target / name)
     else:
-        shutil.copytree(
-            REPO,
-            target,
-            ignore=lambda folder, names: [
-                n for n in names if n.startswith(NOT_COPIED) or n.endswith(".egg-info")
-            ],
-        )
+        shutil.copytree(REPO, target, ignore=not_copied)
     return target
+
+
+def not_copied(folder: str, names: list[str]) -> list[str]:
+    top = Path(folder) == REPO
+    return [
+        n
+        for n in names
+        if n in NOT_COPIED
+        or n.endswith(".egg-info")
+        or (top and (n in NOT_COPIED_AT_TOP or n.startswith(".venv")))
+    ]
 
 
 def environment(root: Path, **extra: str) -> dict[str, str]:

@@ -243,3 +243,26 @@ def test_the_rehearsal_refuses_a_folder_that_exists(
     err = capsys.readouterr().err
     assert err.startswith("rehearsal: ") and "exists" in err and err.count("\n") == 1
     assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
+
+
+@pytest.mark.slow
+@pytest.mark.repo_data
+def test_a_copy_without_git_has_the_code_tests_and_data(tmp_path: Path) -> None:
+    """tests/rehearsal.py copies the repository without git when there is none (a copy of a copy:
+    the weekly rehearsal's own test_living): every file git lists is there, code included
+    (src/gbsite/site once went missing, taken for a built site)."""
+    import rehearsal
+
+    listed = subprocess.run(
+        ["git", "-C", str(conftest.REPO), "ls-files", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+    )
+    if listed.returncode != 0:
+        pytest.skip("no git here")
+    copy = rehearsal.copy_repository(tmp_path / "copy", use_git=False)
+    wanted = {n for n in listed.stdout.splitlines() if (conftest.REPO / n).is_file()}
+    assert {"src/gbsite/site/build.py", "tests/rehearsal.py"} <= wanted
+    missing = sorted(n for n in wanted if not (copy / n).is_file())
+    assert missing == []
+    assert not (copy / ".git").exists() and not (copy / "site").exists()
