@@ -26,6 +26,10 @@ import sys
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gbsite.registry.model import Registry
 
 REPO = Path(__file__).resolve().parent.parent
 # What lies beside the project's files and is no part of it: at its top (src/gbsite/site is
@@ -35,17 +39,26 @@ NOT_COPIED = ("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
 Snapshot = dict[str, list[dict[str, object]]]
 
 
-def copy_repository(target: Path, *, use_git: bool = True) -> Path:
-    """The repository's files (git's list: tracked ones, and new ones git does not ignore) in
-    `target`; without git (or `use_git` false), its folder minus what is not the project's."""
+def git_files() -> list[str] | None:
+    """The repository's files as git lists them (tracked ones, and new ones git does not
+    ignore), or None without git."""
     listed = subprocess.run(
         ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         capture_output=True,
     )
-    if use_git and listed.returncode == 0:
-        for name in listed.stdout.decode().split("\0"):
+    if listed.returncode != 0:
+        return None
+    return [name for name in listed.stdout.decode().split("\0") if name]
+
+
+def copy_repository(target: Path, *, use_git: bool = True) -> Path:
+    """git's list of the repository's files (git_files) in `target`; without git (or `use_git`
+    false), its folder minus what is not the project's."""
+    listed = git_files() if use_git else None
+    if listed is not None:
+        for name in listed:
             source = REPO / name
-            if name and source.is_file():  # a tracked file deleted in the working tree is gone
+            if source.is_file():  # a tracked file deleted in the working tree is gone
                 (target / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target / name)
     else:
@@ -86,24 +99,23 @@ def ok(result: subprocess.CompletedProcess[str]) -> str:
     return result.stdout
 
 
-def labels(root: Path) -> list[str]:
+def registry(root: Path) -> Registry:
+    """The copy's registry, as its files say now (load it again after a command changed it)."""
     from gbsite.registry import store
 
-    return store.load(root / "registry").labels
+    return store.load(root / "registry")
 
 
-def newest_snapshot(root: Path) -> Snapshot:
-    path = root / "registry" / "snapshots" / f"{labels(root)[-1]}.json.gz"
+def newest_snapshot(root: Path, reg: Registry) -> Snapshot:
+    path = root / "registry" / "snapshots" / f"{reg.labels[-1]}.json.gz"
     data: Snapshot = json.loads(gzip.decompress(path.read_bytes()))
     return data
 
 
-def free_id(root: Path, data: Snapshot, *, after: str = "GB0000") -> str:
+def free_id(reg: Registry, data: Snapshot, *, after: str = "GB0000") -> str:
     """The first id after `after` that neither the registry nor `data` has (not the highest
     free one, which the tests use as an id the registry lacks)."""
-    from gbsite.registry import store
-
-    known = set(store.load(root / "registry").entries) | set(data)
+    known = set(reg.entries) | set(data)
     start = int(after[2:]) + 1
     return next(f"GB{n:04d}" for n in range(start, 9999) if f"GB{n:04d}" not in known)
 
@@ -119,23 +131,23 @@ def pages_with_examples(root: Path, data: Snapshot) -> list[str]:
     ]
 
 
-def next_release(root: Path) -> str:
+def next_release(root: Path, reg: Registry) -> str:
     """A release newer than any imported or listed for the examples: the minor after the newest
     (once a real 2.16.0 is added, the made-up one is 2.17.0)."""
     from gbsite import config, releases
 
-    listed = [*labels(root), *config.load(root).example_releases]
+    listed = [*reg.labels, *config.load(root).example_releases]
     known = [v for label in listed if (v := releases.version(label)) is not None]
     major, minor = max(known)[:2]
     return f"{major}.{minor + 1}.0"
 
 
-def next_sync(root: Path) -> str:
+def next_sync(reg: Registry) -> str:
     """A label of main dated after today and after every dated snapshot imported: one no daily
     sync has taken yet."""
     from gbsite import releases
 
-    dated = [date(*d) for label in labels(root) if (d := releases.date(label)) is not None]
+    dated = [date(*d) for label in reg.labels if (d := releases.date(label)) is not None]
     return f"main@{max([date.today(), *dated]) + timedelta(days=1)}"
 
 
@@ -151,9 +163,10 @@ class Release:
 
 
 def made_up_release(root: Path, folder: Path) -> Release:
-    name = next_release(root)
-    data = newest_snapshot(root)
-    new = free_id(root, data)
+    reg = registry(root)
+    name = next_release(root, reg)
+    data = newest_snapshot(root, reg)
+    new = free_id(reg, data)
     changed = next(iter(data))
     data[new] = [
         {"Gb_type": "A break new in this release", "Context": "", "Explanation": "", "Hints": []}
@@ -178,18 +191,19 @@ class Sync:
 def next_day_of_main(root: Path, release: Release) -> Sync:
     """The release's text changed again, an id new on main, a text changed on a page with
     examples and an id gone whose page has examples, as the daily sync has."""
+    reg = registry(root)  # the release added
     data = json.loads(json.dumps(release.data))
     data[release.changed][0]["Explanation"] = (
         str(data[release.changed][0]["Explanation"]) + " Again."
     )
     reworded, *_, removed = pages_with_examples(root, data)
-    on_main = free_id(root, data, after=release.new)
+    on_main = free_id(reg, data, after=release.new)
     data[on_main] = [{"Gb_type": "New on main", "Context": "", "Explanation": "", "Hints": []}]
     data[reworded][0]["Explanation"] = str(data[reworded][0]["Explanation"]) + " Clearer."
     del data[removed]
     source = release.source.with_name("graph_break_registry.json")
     source.write_text(json.dumps(data, indent=2))
-    label = ok(gbsite(root, "ci", "sync-label", "--date", next_sync(root).split("@")[1])).strip()
+    label = ok(gbsite(root, "ci", "sync-label", "--date", next_sync(reg).split("@")[1])).strip()
     return Sync(label, source, on_main, reworded, removed)
 
 

@@ -42,6 +42,7 @@ from rehearsal import (
     next_sync,
     ok,
     pages_with_examples,
+    registry,
 )
 from rehearsal import gbsite as run_gbsite
 
@@ -105,9 +106,10 @@ def test_the_daily_sync_of_pytorch_main(tmp_path: Path) -> None:
     whose page has examples: import, sync, check and build pass, the new id has its page and the
     removed one says so. (The copy's tests run after such a sync in test_adding_a_release.)"""
     root = copy_repository(tmp_path / "repo")
-    main = next_sync(root)
-    data = newest_snapshot(root)
-    new = free_id(root, data)
+    reg = registry(root)
+    main = next_sync(reg)
+    data = newest_snapshot(root, reg)
+    new = free_id(reg, data)
     changed, *_, removed = pages_with_examples(root, data)
     data[new] = [
         {"Gb_type": "A break new on main", "Context": "", "Explanation": "New.", "Hints": []}
@@ -165,9 +167,8 @@ def test_adding_a_release(tmp_path: Path) -> None:
 
     failed, result = nested_tests(root, tmp_path)
     ok(gbsite(root, "build"))
-    assert (
-        "A break new in this release" in (root / "site" / "gb" / f"{new.lower()}.html").read_text()
-    )
+    shown = str(made.data[new][0]["Gb_type"])  # what the made-up release calls its new id
+    assert shown in (root / "site" / "gb" / f"{new.lower()}.html").read_text()
     assert (
         f"Removed in PyTorch {label}."
         in (root / "site" / "gb" / f"{removed.lower()}.html").read_text()

@@ -253,15 +253,11 @@ def test_a_copy_without_git_has_the_code_tests_and_data(tmp_path: Path) -> None:
     (src/gbsite/site once went missing, taken for a built site)."""
     import rehearsal
 
-    listed = subprocess.run(
-        ["git", "-C", str(conftest.REPO), "ls-files", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-        text=True,
-    )
-    if listed.returncode != 0:
+    listed = rehearsal.git_files()
+    if listed is None:
         pytest.skip("no git here")
     copy = rehearsal.copy_repository(tmp_path / "copy", use_git=False)
-    wanted = {n for n in listed.stdout.splitlines() if (conftest.REPO / n).is_file()}
+    wanted = {n for n in listed if (conftest.REPO / n).is_file()}
     assert {"src/gbsite/site/build.py", "tests/rehearsal.py"} <= wanted
     missing = sorted(n for n in wanted if not (copy / n).is_file())
     assert missing == []
