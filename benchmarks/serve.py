@@ -116,7 +116,8 @@ def browser_rounds(url: str, doc: Path, runs: int) -> list[float]:
             marker = f"benchmark-browser-{i}-{time.monotonic_ns()}"
             start = time.perf_counter()
             save_block(doc, f"### {marker}")
-            page.wait_for_selector(f"h3:has-text('{marker}')", timeout=TIMEOUT * 1000)
+            # A heading at any level: the block's top headings become the page's h2.
+            page.get_by_role("heading", name=marker).wait_for(timeout=TIMEOUT * 1000)
             shown.append(time.perf_counter() - start)
             page.wait_for_load_state("networkidle")
             time.sleep(0.3)  # let the server settle before the next save
