@@ -38,10 +38,11 @@ class EntryPage(HTMLParser):
         self.pre_yaml: list[str] = []
         self._stack: list[tuple[str, dict[str, str]]] = []
         self._text: dict[int, list[str]] = {}  # open element (stack depth) -> its text
+        # Open elements that make their text the reader's, and that hide it from the prose:
+        # counted as they open and close, not looked for in the stack at each piece of text.
+        self._reader = self._hidden = 0
+        self._kinds: list[tuple[bool, bool]] = []  # (reader, hidden) of each open element
         self.feed(html)
-
-    def _inside(self, test: Any) -> bool:
-        return any(test(tag, attrs) for tag, attrs in self._stack)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
@@ -50,6 +51,14 @@ class EntryPage(HTMLParser):
         if tag in self.VOID:
             return
         self._stack.append((tag, a))
+        classes = a.get("class", "").split()
+        reader = a.get("id") == "additional-information" or bool(
+            {"status-note", "entry-head"} & set(classes)
+        )
+        hidden = tag in ("pre", "code") or a.get("id") == "maintainers"
+        self._kinds.append((reader, hidden))
+        self._reader += reader
+        self._hidden += hidden
         if tag in ("h2", "pre"):
             self._text[len(self._stack)] = []
 
@@ -57,6 +66,9 @@ class EntryPage(HTMLParser):
         while self._stack:
             depth = len(self._stack)
             open_tag, _attrs = self._stack.pop()
+            reader, hidden = self._kinds.pop()
+            self._reader -= reader
+            self._hidden -= hidden
             text = "".join(self._text.pop(depth, []))
             if open_tag == "h2":
                 self.h2.append(" ".join(text.replace("#", "").split()))
@@ -75,15 +87,7 @@ class EntryPage(HTMLParser):
     def handle_data(self, data: str) -> None:
         for depth in self._text:
             self._text[depth].append(data)
-        reader = self._inside(
-            lambda t, a: (
-                a.get("id") == "additional-information"
-                or "status-note" in a.get("class", "").split()
-                or "entry-head" in a.get("class", "").split()
-            )
-        )
-        hidden = self._inside(lambda t, a: t in ("pre", "code") or a.get("id") == "maintainers")
-        if reader and not hidden:
+        if self._reader and not self._hidden:
             self.prose.append(data)
 
     @property
