@@ -142,13 +142,18 @@ def next_release(root: Path, reg: Registry) -> str:
     return f"{major}.{minor + 1}.0"
 
 
-def next_sync(reg: Registry) -> str:
-    """A label of main dated after today and after every dated snapshot imported: one no daily
-    sync has taken yet."""
+def next_sync_date(reg: Registry) -> date:
+    """A day after today and after every dated snapshot imported: one no daily sync has taken
+    yet."""
     from gbsite import releases
 
     dated = [date(*d) for label in reg.labels if (d := releases.date(label)) is not None]
-    return f"main@{max([date.today(), *dated]) + timedelta(days=1)}"
+    return max([date.today(), *dated]) + timedelta(days=1)
+
+
+def next_sync(reg: Registry) -> str:
+    """A label of main that no daily sync has taken yet (next_sync_date)."""
+    return f"main@{next_sync_date(reg)}"
 
 
 @dataclass
@@ -203,7 +208,7 @@ def next_day_of_main(root: Path, release: Release) -> Sync:
     del data[removed]
     source = release.source.with_name("graph_break_registry.json")
     source.write_text(json.dumps(data, indent=2))
-    label = ok(gbsite(root, "ci", "sync-label", "--date", next_sync(reg).split("@")[1])).strip()
+    label = ok(gbsite(root, "ci", "sync-label", "--date", str(next_sync_date(reg)))).strip()
     return Sync(label, source, on_main, reworded, removed)
 
 
