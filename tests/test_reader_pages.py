@@ -157,14 +157,15 @@ def test_the_index_gives_each_pages_state(built_site: Project, pages: dict[str, 
 # Where each page's first fix starts, measured in frames (a frame is a viewport of its own: the
 # same media queries and layout as the page opened in a tab, as the self-check below asserts).
 # Each page loads once, in a frame of the first size, which is then resized to each other size
-# and measured again: a load costs ~45 ms here, a relayout a few. Two frames load at once.
+# and measured again: a load costs ~45 ms here, a relayout a few. Two frames load at once. The
+# frames are laid out but not painted (hidden): the same tops, in about a sixth less time.
 FIRST_FIX = 'figure[data-kind="gb-fix"] pre'  # the first fix's code on a page
 FIRST_FIX_TOPS = """async ([urls, sizes, selector]) => {
   const tops = sizes.map(() => ({}));
   let next = 0;
   async function lane() {
     const frame = document.createElement('iframe');
-    frame.style.cssText = 'position:fixed;top:0;left:0;border:0';
+    frame.style.cssText = 'position:fixed;top:0;left:0;border:0;visibility:hidden';
     const resize = ([width, height]) =>
       Object.assign(frame.style, {width: `${width}px`, height: `${height}px`});
     document.body.appendChild(frame);
