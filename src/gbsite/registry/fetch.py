@@ -8,11 +8,8 @@ raise them.
 
 from __future__ import annotations
 
-import http.client
 import io
 import time
-import urllib.error
-import urllib.request
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -37,6 +34,12 @@ def _mb(n: int) -> str:
 
 def download(url: str, limits: Limits) -> bytes:
     """The body of `url`, refused past limits.download bytes or limits.seconds seconds."""
+    # Here, not at the top: `gbsite check` reads snapshots with gunzip and downloads nothing,
+    # and http.client with the email package it needs was a twentieth of its time.
+    import http.client
+    import urllib.error
+    import urllib.request
+
     deadline = time.monotonic() + limits.seconds
     received = 0
     try:
