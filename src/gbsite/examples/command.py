@@ -6,18 +6,25 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
 from gbsite.config import Config
 from gbsite.errors import GbsiteError
-from gbsite.examples import checking, runner, states, torchenv
+from gbsite.examples import states
 from gbsite.examples.states import Coverage
 from gbsite.examples.vocabulary import State
 from gbsite.registry import store as registry
 from gbsite.report import print_json, report, say, write
 
+if TYPE_CHECKING:
+    from gbsite.examples import checking
+
 
 def check(cfg: Config, args: argparse.Namespace) -> int:
     """Run the examples with the torch of `--python` or of each `--torch` release."""
+    # Here, not at the top: `gbsite coverage` runs nothing, and these were a fifth of its time.
+    from gbsite.examples import checking, runner, torchenv
+
     quiet = args.format == "json"  # one JSON document at the end, nothing before it
     if args.torch and args.python:
         raise GbsiteError("--torch and --python both name a torch: give one")
@@ -84,6 +91,8 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
 
 def _summary(cfg: Config, check: checking.ExampleCheck, format: str) -> None:
     """One torch's problems (with what each failed program printed), notes and figures."""
+    from gbsite.examples import checking
+
     failed, ran = len(check.failed), len(check.results)
     rate = f", {ran / check.seconds:.1f} blocks/s" if ran and check.seconds > 0 else ""
     backend = f" with {check.backend}" if check.backend else ""
