@@ -84,7 +84,7 @@ def check(cfg: Config, args: argparse.Namespace) -> int:
     )
     notes: list[str] = []
     if args.record and not problems:
-        # Only here: the examples' runner and judging modules are a tenth of a plain check.
+        # Only here: a plain check runs no example and need not import the runner.
         from gbsite.examples import checking
 
         recorded = checking.record_check(cfg, reg)

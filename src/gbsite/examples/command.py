@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def check(cfg: Config, args: argparse.Namespace) -> int:
     """Run the examples with the torch of `--python` or of each `--torch` release."""
-    # Here, not at the top: `gbsite coverage` runs nothing, and these were a fifth of its time.
+    # Here, not at the top: `gbsite coverage` runs nothing and need not import them.
     from gbsite.examples import checking, runner, torchenv
 
     quiet = args.format == "json"  # one JSON document at the end, nothing before it

@@ -35,7 +35,7 @@ def _mb(n: int) -> str:
 def download(url: str, limits: Limits) -> bytes:
     """The body of `url`, refused past limits.download bytes or limits.seconds seconds."""
     # Here, not at the top: `gbsite check` reads snapshots with gunzip and downloads nothing,
-    # and http.client with the email package it needs was a twentieth of its time.
+    # so it need not import http.client and the email package.
     import http.client
     import urllib.error
     import urllib.request
