@@ -36,12 +36,13 @@ class EntryPage(HTMLParser):
         self.prose: list[str] = []
         self.examples: list[tuple[str, str]] = []  # (kind, code as the page shows it)
         self.pre_yaml: list[str] = []
-        self._stack: list[tuple[str, dict[str, str]]] = []
+        # Each open element: its tag, its attributes, and whether it makes its text the
+        # reader's and whether it hides it from the prose.
+        self._stack: list[tuple[str, dict[str, str], bool, bool]] = []
         self._text: dict[int, list[str]] = {}  # open element (stack depth) -> its text
-        # Open elements that make their text the reader's, and that hide it from the prose:
-        # counted as they open and close, not looked for in the stack at each piece of text.
+        # How many open elements make their text the reader's, and hide it: counted as they
+        # open and close, not looked for in the stack at each piece of text.
         self._reader = self._hidden = 0
-        self._kinds: list[tuple[bool, bool]] = []  # (reader, hidden) of each open element
         self.feed(html)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -50,13 +51,12 @@ class EntryPage(HTMLParser):
             self.state = a.get("data-state", "")
         if tag in self.VOID:
             return
-        self._stack.append((tag, a))
         classes = a.get("class", "").split()
         reader = a.get("id") == "additional-information" or bool(
             {"status-note", "entry-head"} & set(classes)
         )
         hidden = tag in ("pre", "code") or a.get("id") == "maintainers"
-        self._kinds.append((reader, hidden))
+        self._stack.append((tag, a, reader, hidden))
         self._reader += reader
         self._hidden += hidden
         if tag in ("h2", "pre"):
@@ -65,8 +65,7 @@ class EntryPage(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         while self._stack:
             depth = len(self._stack)
-            open_tag, _attrs = self._stack.pop()
-            reader, hidden = self._kinds.pop()
+            open_tag, _attrs, reader, hidden = self._stack.pop()
             self._reader -= reader
             self._hidden -= hidden
             text = "".join(self._text.pop(depth, []))
@@ -74,7 +73,7 @@ class EntryPage(HTMLParser):
                 self.h2.append(" ".join(text.replace("#", "").split()))
             if open_tag == "pre":
                 figure = next(
-                    (a for t, a in reversed(self._stack) if t == "figure" and "data-kind" in a),
+                    (a for t, a, *_ in reversed(self._stack) if t == "figure" and "data-kind" in a),
                     None,
                 )
                 if figure is not None:
